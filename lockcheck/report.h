@@ -1,0 +1,80 @@
+// lockcheck/report.h: what lockcheck reports, and who receives the reports.
+//
+// Every rule violation produces exactly one Report, handed to the installed
+// handler. The default handler prints the report to stderr and aborts, so a
+// violation is a crash that libFuzzer, TSan runs and gtest death tests all
+// see. Tests that want to inspect reports install a RecordingHandler.
+//
+//   lockcheck::RecordingHandler rec;          // installed until destroyed
+//   ... code that breaks a rule ...
+//   ASSERT_EQ(rec.reports().size(), 1u);
+//   EXPECT_EQ(rec.reports()[0].rule, lockcheck::Rule::kOrderInversion);
+#ifndef FLOWCHECK_LOCKCHECK_REPORT_H_
+#define FLOWCHECK_LOCKCHECK_REPORT_H_
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace lockcheck {
+
+// The rules lockcheck enforces (lockdep's, for spinlocks).
+enum class Rule {
+  kUnlockNotHeld,       // unlock of a lock nobody holds
+  kUnlockNotOwner,      // unlock by a thread that is not the owner
+  kRecursiveLock,       // acquiring a lock instance this thread already holds
+  kRecursiveClass,      // acquiring a second lock of a class this thread holds
+  kOrderInversion,      // a cycle in the lock-class order graph
+  kIrqSafety,           // a lock used in hardirq context also taken with IRQs on
+  kExitWithLocksHeld,   // a thread ended while holding locks
+  kDestroyHeldLock,     // a held lock was destroyed
+  kAssertHeld,          // lockdep_assert_held failed
+  kAssertNotHeld,       // lockdep_assert_not_held failed
+  kUninitialized,       // lock used before spin_lock_init (it has no class)
+};
+
+// Stable, lockdep-style name of a rule, e.g. "lock-order-inversion".
+const char* RuleName(Rule rule);
+
+struct Report {
+  Rule rule;
+  std::string lock_class;     // the lock's class name, e.g. "&rcd->exp_lock"
+  const void* lock;           // the lock instance involved
+  std::string message;        // what happened, in one or more lines
+  std::vector<std::string> held;  // locks the thread held: "class (instance)"
+  std::string stack;          // symbolized stack of the violating call
+
+  // The whole report as printed by the default handler.
+  std::string ToString() const;
+};
+
+// Receives every report. Called on the violating thread, with no lockcheck
+// internal lock held. A handler that returns lets the operation continue as
+// documented per rule (see spinlock.h).
+using ReportHandler = void (*)(const Report& report);
+
+// Installs `handler` (nullptr: the default print-and-abort handler) and
+// returns the previous one. Thread-safe.
+ReportHandler SetReportHandler(ReportHandler handler);
+
+// Installs a handler that records reports instead of aborting, for as long as
+// it lives. Only one may be live at a time. Thread-safe.
+class RecordingHandler {
+ public:
+  RecordingHandler();
+  ~RecordingHandler();
+  RecordingHandler(const RecordingHandler&) = delete;
+  RecordingHandler& operator=(const RecordingHandler&) = delete;
+
+  std::vector<Report> reports() const;
+  // Number of reports of `rule` so far.
+  int count(Rule rule) const;
+
+ private:
+  static void Record(const Report& report);
+  ReportHandler previous_;
+};
+
+}  // namespace lockcheck
+
+#endif  // FLOWCHECK_LOCKCHECK_REPORT_H_

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# tools/bootstrap.sh: make a Debian 12 (bookworm) x86-64 machine able to build
+# flowcheck offline. Idempotent; a second run takes about a second.
+#
+#   tools/bootstrap.sh           install missing packages, fetch Abseil's source
+#   tools/bootstrap.sh --check   only report what is missing (exit 1 if anything)
+#
+# 1. Installs the Debian packages below that are missing (as root, or via sudo).
+# 2. Fetches Abseil's source from Debian's source package `abseil`, without
+#    root and without touching /etc/apt: the machine's own "deb" entries are
+#    turned into "deb-src" entries inside a private apt state directory, so no
+#    archive host name is written anywhere in this repository. It checks the
+#    tarball's sha256, unpacks it into the git-ignored third_party/src/, and
+#    applies Debian's security patch.
+# 3. Writes the git-ignored .bazelrc.host (sandbox lines for this machine).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SRC_DIR="$ROOT/third_party/src"
+ABSL_DIR="$SRC_DIR/abseil-cpp"
+ABSL_UPSTREAM="20220623.1"
+ABSL_ORIG="abseil_${ABSL_UPSTREAM}.orig.tar.gz"
+ABSL_ORIG_SHA256="abfe2897f3a30edaa74bc34365afe3c2a3cd012091a97dc7e008f7016adcd5fe"
+# Debian's other patches change options.h (configure.diff) or only CMake.
+ABSL_DEBIAN_PATCHES=("CVE-2025-0838.patch")
+STAMP="$ABSL_DIR/.flowcheck-bootstrap"
+
+PACKAGES=(
+  bazel-bootstrap     # /usr/bin/bazel 4.2.3 and its JDK
+  bazel-skylib        # -> @bazel_skylib
+  bazel-platforms     # -> @platforms
+  clang-14            # the compiler (.bazelrc: CC=clang-14)
+  libclang-rt-14-dev  # sanitizer runtimes and libFuzzer
+  llvm                # /usr/bin/llvm-symbolizer: symbolized sanitizer stacks
+  googletest          # /usr/src/googletest -> @com_google_googletest
+  libbenchmark-dev    # Google Benchmark -> @com_github_google_benchmark
+  patch               # Debian's Abseil patch
+  python3             # tools/*.py (campaign summaries, self-test runner)
+  ca-certificates
+)
+
+check_only=0
+for a in "$@"; do
+  case "$a" in
+    --check) check_only=1 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "bootstrap: unknown option: $a (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# Two concurrent bootstraps (a test run and a campaign) must not interleave.
+mkdir -p "$SRC_DIR"
+exec 9>"$SRC_DIR/.bootstrap.lock"
+flock 9
+
+grep -q '^VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null \
+  || log "WARNING: this is not Debian 12 (bookworm); package names may differ"
+[ "$(dpkg --print-architecture)" = amd64 ] || log "WARNING: not amd64"
+
+# --- 1. packages ---------------------------------------------------------------
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+    || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  ((check_only)) && die "missing packages: ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || die "missing packages (${missing[*]}) and not root, no sudo"
+    SUDO="sudo"
+  fi
+  log "installing: ${missing[*]}"
+  $SUDO apt-get update -qq || die "apt-get update failed (is the Debian archive reachable?)"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
+else
+  log "all ${#PACKAGES[@]} packages present"
+fi
+
+# --- 2. Abseil source -------------------------------------------------------------
+derive_deb_src() {
+  local f
+  # deb822 (*.sources): each enabled stanza whose Types has "deb", as deb-src.
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -r "$f" ] || continue
+    awk 'BEGIN { RS = ""; ORS = "" }
+         /(^|\n)[Ee]nabled:[ \t]*[Nn]o/ { next }
+         {
+           n = split($0, line, "\n"); out = ""; deb = 0
+           for (i = 1; i <= n; i++) {
+             if (line[i] ~ /^Types:/ && line[i] ~ /[ \t]deb([ \t]|$)/) {
+               deb = 1; line[i] = "Types: deb-src"
+             }
+             out = out line[i] "\n"
+           }
+           if (deb) print out "\n"
+         }' "$f"
+  done
+  # One-line format.
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -r "$f" ] || continue
+    sed -n 's/^[ \t]*deb[ \t]\+/deb-src /p' "$f"
+  done
+}
+
+if [ -f "$STAMP" ] && grep -qx "$ABSL_ORIG_SHA256 ${ABSL_DEBIAN_PATCHES[*]}" "$STAMP"; then
+  log "Abseil $ABSL_UPSTREAM present in ${ABSL_DIR#$ROOT/}"
+else
+  ((check_only)) && die "Abseil source missing (run tools/bootstrap.sh)"
+  APT_STATE="$SRC_DIR/.apt"
+  DL="$SRC_DIR/.download"
+  rm -rf "$APT_STATE" "$DL"
+  mkdir -p "$APT_STATE/sources.list.d" "$APT_STATE/lists/partial" \
+           "$APT_STATE/cache/archives/partial" "$DL"
+  derive_deb_src > "$APT_STATE/sources.list.d/deb-src.sources"
+  [ -s "$APT_STATE/sources.list.d/deb-src.sources" ] || die "no deb entries in /etc/apt"
+  APT_OPTS=(
+    -o "Dir::Etc::SourceList=/dev/null"
+    -o "Dir::Etc::SourceParts=$APT_STATE/sources.list.d"
+    -o "Dir::State::Lists=$APT_STATE/lists"
+    -o "Dir::Cache=$APT_STATE/cache"
+    -o "Dir::Cache::pkgcache="
+    -o "Dir::Cache::srcpkgcache="
+  )
+  [ "$(id -u)" -ne 0 ] || APT_OPTS+=(-o "APT::Sandbox::User=root")
+  log "fetching Debian source package 'abseil' (private apt state; /etc/apt untouched)"
+  apt-get "${APT_OPTS[@]}" -qq update || die "apt-get update (deb-src) failed"
+  (cd "$DL" && apt-get "${APT_OPTS[@]}" -qq source --download-only abseil >/dev/null) \
+    || die "apt-get source abseil failed"
+  [ -f "$DL/$ABSL_ORIG" ] || die "Debian's abseil source is not $ABSL_UPSTREAM: $(ls "$DL")"
+  echo "$ABSL_ORIG_SHA256  $DL/$ABSL_ORIG" | sha256sum -c --quiet - \
+    || die "unexpected checksum of $ABSL_ORIG"
+  rm -rf "$ABSL_DIR" "$SRC_DIR/abseil-$ABSL_UPSTREAM"
+  tar -xzf "$DL/$ABSL_ORIG" -C "$SRC_DIR"
+  mv "$SRC_DIR/abseil-$ABSL_UPSTREAM" "$ABSL_DIR"
+  mkdir -p "$DL/debian" && tar -xJf "$DL"/abseil_*.debian.tar.xz -C "$DL/debian"
+  for p in "${ABSL_DEBIAN_PATCHES[@]}"; do
+    log "applying debian/patches/$p"
+    patch -s -p1 -d "$ABSL_DIR" < "$DL/debian/debian/patches/$p"
+  done
+  for p in $(grep -E '^CVE-' "$DL/debian/debian/patches/series" || true); do
+    [[ " ${ABSL_DEBIAN_PATCHES[*]} " == *" $p "* ]] || log "WARNING: Debian ships $p; flowcheck does not apply it yet"
+  done
+  echo "$ABSL_ORIG_SHA256 ${ABSL_DEBIAN_PATCHES[*]}" > "$STAMP"
+  rm -rf "$APT_STATE" "$DL"
+  log "Abseil $ABSL_UPSTREAM unpacked into ${ABSL_DIR#$ROOT/}"
+fi
+
+# --- 3. host-specific bazelrc -------------------------------------------------------
+# Hide Debian's -dev headers of Abseil and GoogleTest from sandboxed actions, so
+# a missing `deps` entry fails instead of compiling against a different build.
+# linux-sandbox fails every action if a blocked path does not exist, hence only
+# existing ones.
+host_rc="$ROOT/.bazelrc.host"
+{
+  echo "# Written by tools/bootstrap.sh for this machine; git-ignored."
+  for d in /usr/include/absl /usr/include/gtest /usr/include/gmock; do
+    [ -d "$d" ] && echo "build --sandbox_block_path=$d"
+  done
+  true
+} > "$host_rc.tmp"
+if ! cmp -s "$host_rc.tmp" "$host_rc" 2>/dev/null; then
+  mv "$host_rc.tmp" "$host_rc"
+  log "wrote .bazelrc.host"
+else
+  rm -f "$host_rc.tmp"
+fi
+log "ready"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# tools/lint.sh: repository rules no compiler checks. Run by tools/test.sh.
+#  1. Layering (design.md): lockcheck/ knows nothing of core/, fuzz/, stress/;
+#     core/ knows nothing of fuzz/ or stress/. (Bazel visibility enforces the
+#     same for deps; this also catches a stray #include.)
+#  2. No absl/synchronization in flowcheck's code: Abseil 20220623's Mutex,
+#     Notification, Barrier and BlockingCounter give TSan false positives
+#     (see docs/toolchain.md); our locks are lockcheck's, std::mutex or atomics.
+#  3. No package-archive host name in the repository.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+fail=0
+bad() { echo "lint: $*"; fail=1; }
+
+srcs() { git ls-files --cached --others --exclude-standard -- "$@" 2>/dev/null | grep -E '\.(cc|h)$' || true; }
+
+while IFS= read -r f; do
+  [ -n "$f" ] || continue
+  if grep -qE '#include "(core|fuzz|stress)/' "$f"; then
+    bad "layering: lockcheck must not include core/fuzz/stress: $f: $(grep -nE '#include "(core|fuzz|stress)/' "$f" | head -1)"
+  fi
+done < <(srcs lockcheck)
+
+while IFS= read -r f; do
+  [ -n "$f" ] || continue
+  if grep -qE '#include "(fuzz|stress)/' "$f"; then
+    bad "layering: core must not include fuzz/stress: $f: $(grep -nE '#include "(fuzz|stress)/' "$f" | head -1)"
+  fi
+done < <(srcs core)
+
+while IFS= read -r f; do
+  [ -n "$f" ] || continue
+  if grep -q '#include "absl/synchronization' "$f"; then
+    bad "absl/synchronization is not TSan-safe here: $f"
+  fi
+done < <(srcs bazel core fuzz lockcheck stress tools)
+
+if git grep -n -I -E 'deb\.debian\.org|security\.debian\.org|snapshot\.debian\.org|ftp\.[a-z.]*debian\.org' -- . ':!tools/lint.sh' >/dev/null 2>&1; then
+  bad "a package archive host name is written in the repository:"
+  git grep -n -I -E 'deb\.debian\.org|security\.debian\.org|snapshot\.debian\.org|ftp\.[a-z.]*debian\.org' -- . ':!tools/lint.sh'
+fi
+
+if [ "$fail" -eq 0 ]; then echo "lint: ok"; fi
+exit "$fail"

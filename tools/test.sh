@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# tools/test.sh: the README's test command (and CI's, via .ci/run).
+# Installs whatever is missing (tools/bootstrap.sh), then runs every test in
+# the default config and under ThreadSanitizer. Extra arguments are passed to
+# both `bazel test` runs, e.g. tools/test.sh --test_output=all.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+start=$(date +%s)
+tools/bootstrap.sh
+tools/lint.sh
+
+echo "=== bazel test //... (default config)"
+bazel test //... "$@"
+echo "=== bazel test --config=tsan //... (ThreadSanitizer)"
+bazel test --config=tsan //... "$@"
+
+echo "=== all tests passed in the default config and under TSan ($(( $(date +%s) - start )) s)"
