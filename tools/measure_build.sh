@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# tools/measure_build.sh [config...]: measures, per Bazel config, the cold build
+# time of //... (a throw-away output base, no disk cache: nothing reused) and
+# the warm `bazel test //...` time right after it (everything built, test
+# results not cached). Prints a Markdown table; configs default to
+# "default tsan asan fuzz". Takes several minutes; run on an idle machine.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+configs=("$@")
+((${#configs[@]})) || configs=(default tsan asan fuzz)
+
+tools/bootstrap.sh >/dev/null 2>&1
+base="$(mktemp -d /tmp/flowcheck-measure.XXXXXX)"
+trap 'bazel --output_base="$base/ob" shutdown >/dev/null 2>&1 || true; rm -rf "$base"' EXIT
+
+echo "| config | cold \`bazel build //...\` | warm \`bazel test //...\` | tests |"
+echo "|---|---|---|---|"
+for c in "${configs[@]}"; do
+  cfg=(); [ "$c" = default ] || cfg=("--config=$c")
+  rm -rf "$base/ob"
+  t0=$(date +%s.%N)
+  bazel --output_base="$base/ob" build "${cfg[@]}" --disk_cache= //... >"$base/build.log" 2>&1 \
+    || { echo "build failed for $c:"; tail -20 "$base/build.log"; exit 1; }
+  t1=$(date +%s.%N)
+  bazel --output_base="$base/ob" test "${cfg[@]}" --disk_cache= --nocache_test_results //... \
+    >"$base/test.log" 2>&1 || { echo "tests failed for $c:"; tail -20 "$base/test.log"; exit 1; }
+  t2=$(date +%s.%N)
+  n=$(grep -oE 'Executed [0-9]+ out of [0-9]+ test' "$base/test.log" | tail -1 | awk '{print $5}')
+  awk -v c="$c" -v a="$t0" -v b="$t1" -v d="$t2" -v n="${n:-?}" \
+    'BEGIN { printf "| %s | %.0f s | %.1f s | %s |\n", c, b - a, d - b, n }'
+  bazel --output_base="$base/ob" shutdown >/dev/null 2>&1 || true
+done
