@@ -34,23 +34,13 @@ void DefaultHandler(const Report& r) {
 // threads after the installing one (see internal/tsan.h).
 std::atomic<ReportHandler> handler{&DefaultHandler};
 
-struct Claimed {
-  std::mutex mu;
-  std::set<std::tuple<int, int, int, const void*>> keys;
-};
-Claimed& TheClaimed() {
-  static Claimed* c = new Claimed;
-  return *c;
-}
+// Constant-initialized globals, never function-local statics (see
+// internal/tsan.h); the pointees are touched only under their mutex.
+std::mutex claimed_mu;
+std::set<std::tuple<int, int, int, const void*>>* claimed = nullptr;  // lazily made
 
-struct Recorded {
-  std::mutex mu;
-  std::vector<Report>* reports = nullptr;  // non-null while a recorder lives
-};
-Recorded& TheRecorded() {
-  static Recorded* r = new Recorded;
-  return *r;
-}
+std::mutex recorded_mu;
+std::vector<Report>* recorded = nullptr;  // non-null while a recorder lives
 
 }  // namespace
 
@@ -96,30 +86,29 @@ ReportHandler SetReportHandler(ReportHandler h) {
 
 RecordingHandler::RecordingHandler() {
   {
-    internal::IgnoredLockGuard guard(TheRecorded().mu);
-    TheRecorded().reports = new std::vector<Report>();
+    internal::IgnoredLockGuard guard(recorded_mu);
+    recorded = new std::vector<Report>();
   }
   previous_ = SetReportHandler(&RecordingHandler::Record);
 }
 
 RecordingHandler::~RecordingHandler() {
   SetReportHandler(previous_);
-  internal::IgnoredLockGuard guard(TheRecorded().mu);
-  delete TheRecorded().reports;
-  TheRecorded().reports = nullptr;
+  internal::IgnoredLockGuard guard(recorded_mu);
+  delete recorded;
+  recorded = nullptr;
 }
 
 // The recording mutex is taken inside a TsanIgnoreScope: two threads that
 // both report must not become ordered by it.
 void RecordingHandler::Record(const Report& r) {
-  internal::IgnoredLockGuard guard(TheRecorded().mu);
-  if (TheRecorded().reports != nullptr) TheRecorded().reports->push_back(r);
+  internal::IgnoredLockGuard guard(recorded_mu);
+  if (recorded != nullptr) recorded->push_back(r);
 }
 
 std::vector<Report> RecordingHandler::reports() const {
-  internal::IgnoredLockGuard guard(TheRecorded().mu);
-  return TheRecorded().reports != nullptr ? *TheRecorded().reports
-                                          : std::vector<Report>();
+  internal::IgnoredLockGuard guard(recorded_mu);
+  return recorded != nullptr ? *recorded : std::vector<Report>();
 }
 
 int RecordingHandler::count(Rule rule) const {
@@ -131,15 +120,14 @@ int RecordingHandler::count(Rule rule) const {
 namespace internal {
 
 bool ClaimReport(Rule rule, int a, int b, const void* site) {
-  Claimed& c = TheClaimed();
-  IgnoredLockGuard guard(c.mu);
-  return c.keys.emplace(static_cast<int>(rule), a, b, site).second;
+  IgnoredLockGuard guard(claimed_mu);
+  if (claimed == nullptr) claimed = new std::set<std::tuple<int, int, int, const void*>>();
+  return claimed->emplace(static_cast<int>(rule), a, b, site).second;
 }
 
 void ForgetReports() {
-  Claimed& c = TheClaimed();
-  IgnoredLockGuard guard(c.mu);
-  c.keys.clear();
+  IgnoredLockGuard guard(claimed_mu);
+  if (claimed != nullptr) claimed->clear();
 }
 
 std::string LockLabel(int cls, const void* lock) {

@@ -17,12 +17,10 @@ namespace {
 
 std::atomic<int> next_class{1};
 
-std::mutex& ClassMutex() {
-  static std::mutex* mu = new std::mutex;  // never destroyed: used at exit
-  return *mu;
-}
+// A constant-initialized global, never a function-local static (tsan.h).
+std::mutex class_mu;
 
-// With ClassMutex held.
+// With class_mu held.
 int NewClassLocked(const char* name) {
   int id = next_class.load(std::memory_order_relaxed);
   if (id >= kMaxClasses) {
@@ -45,7 +43,7 @@ int ClassOfKey(const char* name, lock_class_key* key) {
   // registered the class (see tsan.h). The slow path re-checks under the mutex.
   int id = key->id.load(std::memory_order_relaxed);
   if (id != 0) return id;
-  IgnoredLockGuard guard(ClassMutex());
+  IgnoredLockGuard guard(class_mu);
   id = key->id.load(std::memory_order_relaxed);
   if (id == 0) {
     id = NewClassLocked(name);
@@ -63,7 +61,7 @@ int SubclassOf(int base, int subclass) {
   }
   int id = g_classes[base].sub[subclass].load(std::memory_order_relaxed);
   if (id != 0) return id;
-  IgnoredLockGuard guard(ClassMutex());
+  IgnoredLockGuard guard(class_mu);
   id = g_classes[base].sub[subclass].load(std::memory_order_relaxed);
   if (id == 0) {
     std::string name = std::string(ClassName(base)) + "/" + std::to_string(subclass);

@@ -16,17 +16,21 @@ namespace lockcheck {
 namespace internal {
 namespace {
 
+// Only under graph_mu (inside a TsanIgnoreScope).
 struct Graph {
-  std::mutex mu;
-  // Everything below only under `mu` (inside a TsanIgnoreScope).
   uint64_t pred[kMaxClasses][kClassWords] = {};  // reverse of g_classes[].succ
   std::unordered_map<uint32_t, StackTrace> edge_first;   // EdgeKey -> stack
   std::unordered_map<uint32_t, StackTrace> usage_first;  // UsageKey -> stack
 };
 
+// Constant-initialized globals, never function-local statics (tsan.h).
+std::mutex graph_mu;
+Graph* graph = nullptr;  // made on first use, never destroyed
+
+// With graph_mu held.
 Graph& TheGraph() {
-  static Graph* g = new Graph;  // never destroyed: threads exit late
-  return *g;
+  if (graph == nullptr) graph = new Graph;
+  return *graph;
 }
 
 uint32_t EdgeKey(int from, int to) {
@@ -151,13 +155,13 @@ void ReportSafeToUnsafe(const SafeToUnsafe& d, int cls, const void* lock) {
 }  // namespace
 
 void AddDependency(int from, const void* from_lock, int to, const void* to_lock) {
-  Graph& g = TheGraph();
   StackTrace here = CaptureStack();
   std::vector<int> cycle;  // the existing order to -> ... -> from
   std::vector<StackTrace> cycle_stacks;
   SafeToUnsafe irq;
   {
-    IgnoredLockGuard guard(g.mu);
+    IgnoredLockGuard guard(graph_mu);
+    Graph& g = TheGraph();
     if (HasEdge(from, to)) return;  // another thread was first
     cycle = Search(g, to, /*forward=*/true, [from](int c) { return c == from; });
     cycle_stacks = EdgeStacks(g, cycle, -1, here);
@@ -198,14 +202,14 @@ void AddDependency(int from, const void* from_lock, int to, const void* to_lock)
 }
 
 void MarkUsage(int cls, uint8_t bit, const void* lock) {
-  Graph& g = TheGraph();
   StackTrace here = CaptureStack();
   const uint8_t other = kBothUsages & ~bit;
   bool inconsistent = false;
   StackTrace other_use;
   SafeToUnsafe irq;
   {
-    IgnoredLockGuard guard(g.mu);
+    IgnoredLockGuard guard(graph_mu);
+    Graph& g = TheGraph();
     if (HasUsage(cls, bit)) return;
     g_classes[cls].usage.fetch_or(bit, std::memory_order_relaxed);
     g.usage_first.emplace(UsageKey(cls, bit), here);
@@ -251,8 +255,8 @@ void MarkUsage(int cls, uint8_t bit, const void* lock) {
 }
 
 void ResetGraph() {
+  IgnoredLockGuard guard(graph_mu);
   Graph& g = TheGraph();
-  IgnoredLockGuard guard(g.mu);
   for (ClassData& c : g_classes) {
     c.usage.store(0, std::memory_order_relaxed);
     for (std::atomic<uint64_t>& w : c.succ) w.store(0, std::memory_order_relaxed);

@@ -19,16 +19,10 @@ __thread ThreadRecord* tls_record __attribute__((tls_model("initial-exec"))) = n
 
 namespace {
 
-struct Registry {
-  std::mutex mu;
-  ThreadRecord* head = nullptr;  // every record ever made; live or free
-  uint32_t next_id = 1;
-};
-
-Registry& TheRegistry() {
-  static Registry* r = new Registry;  // never destroyed: threads exit late
-  return *r;
-}
+// Constant-initialized globals, never function-local statics (tsan.h).
+std::mutex registry_mu;
+ThreadRecord* registry_head = nullptr;  // every record ever made, live or free
+uint32_t next_thread_id = 1;            // under registry_mu
 
 void ReportExitWithLocksHeld(ThreadRecord* self) {
   int depth = self->depth.load(std::memory_order_relaxed);
@@ -53,7 +47,7 @@ struct ExitHook {
     if (!armed || self == nullptr) return;
     if (self->depth.load(std::memory_order_relaxed) > 0) ReportExitWithLocksHeld(self);
     {
-      IgnoredLockGuard guard(TheRegistry().mu);
+      IgnoredLockGuard guard(registry_mu);
       self->live.store(false, std::memory_order_relaxed);
     }
     tls_record = nullptr;
@@ -104,11 +98,10 @@ struct ThreadSnapshot {
 }  // namespace
 
 ThreadRecord* RegisterCurrentThread() {
-  Registry& reg = TheRegistry();
   ThreadRecord* r = nullptr;
   {
-    IgnoredLockGuard guard(reg.mu);
-    for (ThreadRecord* p = reg.head; p != nullptr; p = p->next) {
+    IgnoredLockGuard guard(registry_mu);
+    for (ThreadRecord* p = registry_head; p != nullptr; p = p->next) {
       if (!p->live.load(std::memory_order_relaxed)) {
         r = p;
         break;
@@ -116,15 +109,15 @@ ThreadRecord* RegisterCurrentThread() {
     }
     if (r == nullptr) {
       r = new ThreadRecord;  // never freed (see threads.h)
-      r->next = reg.head;
-      reg.head = r;
+      r->next = registry_head;
+      registry_head = r;
     }
     r->depth.store(0, std::memory_order_relaxed);
     r->waiting_for.store(nullptr, std::memory_order_relaxed);
     r->irqs_off.store(false, std::memory_order_relaxed);
     r->hardirq_depth.store(0, std::memory_order_relaxed);
     CopyName(r, "");
-    r->id.store(reg.next_id++, std::memory_order_relaxed);
+    r->id.store(next_thread_id++, std::memory_order_relaxed);
     r->live.store(true, std::memory_order_relaxed);
   }
   tls_record = r;
@@ -161,9 +154,8 @@ std::string DescribeAllThreads() {
   using internal::ThreadSnapshot;
   std::vector<ThreadSnapshot> snaps;
   {
-    internal::Registry& reg = internal::TheRegistry();
-    internal::IgnoredLockGuard guard(reg.mu);
-    for (ThreadRecord* p = reg.head; p != nullptr; p = p->next) {
+    internal::IgnoredLockGuard guard(internal::registry_mu);
+    for (ThreadRecord* p = internal::registry_head; p != nullptr; p = p->next) {
       if (!p->live.load(std::memory_order_relaxed)) continue;
       ThreadSnapshot s;
       s.id = internal::IdOf(p);

@@ -13,6 +13,10 @@
 //     which tells TSan to ignore both the synchronization (the mutex, atomics)
 //     and the memory accesses in it. Data touched there is either atomic or
 //     only ever touched inside such a scope, so no race is hidden or invented.
+//   * no function-local statics on paths that threads share: the guard of a
+//     lazily initialized static is a release/acquire pair that TSan sees
+//     (the canary caught exactly that); state lives in constant-initialized
+//     globals instead (std::mutex is constexpr-constructible).
 // canary_race_through_lockcheck proves it (see BUILD).
 // Without TSan the scope is empty.
 #ifndef FLOWCHECK_LOCKCHECK_INTERNAL_TSAN_H_
