@@ -5,47 +5,31 @@
 
 #include "lockcheck/internal/classes.h"
 #include "lockcheck/internal/graph.h"
+#include "lockcheck/internal/irq_state.h"
 #include "lockcheck/internal/threads.h"
 
 namespace lockcheck {
-namespace {
+namespace internal {
 
-using internal::ThreadRecord;
-
-// lockdep's mark_held_locks(): IRQs were re-enabled outside hardirq context,
-// so every lock still held is now held with IRQs on.
 void MarkHeldLocksIrqsOn(ThreadRecord* self) {
   int depth = self->depth.load(std::memory_order_relaxed);
   for (int i = 0; i < depth; ++i) {
     int cls = self->held[i].cls.load(std::memory_order_relaxed);
-    if (cls > 0 && !internal::HasUsage(cls, internal::kEnabledHardirq)) {
-      internal::MarkUsage(cls, internal::kEnabledHardirq,
-                          self->held[i].lock.load(std::memory_order_relaxed));
+    if (cls > 0 && !HasUsage(cls, kEnabledHardirq)) {
+      MarkUsage(cls, kEnabledHardirq, self->held[i].lock.load(std::memory_order_relaxed));
     }
   }
 }
 
-void SetIrqsOff(ThreadRecord* self, bool off) {
-  bool was_off = self->irqs_off.load(std::memory_order_relaxed);
-  self->irqs_off.store(off, std::memory_order_relaxed);
-  if (was_off && !off && self->hardirq_depth.load(std::memory_order_relaxed) == 0 &&
-      self->depth.load(std::memory_order_relaxed) > 0) {
-    MarkHeldLocksIrqsOn(self);
-  }
-}
+}  // namespace internal
 
-}  // namespace
+using internal::ThreadRecord;
 
 // flags: 1 if IRQs were already off, 0 if they were on (opaque to callers).
-unsigned long irq_save_and_disable() {
-  ThreadRecord* self = internal::Self();
-  bool was_off = self->irqs_off.load(std::memory_order_relaxed);
-  self->irqs_off.store(true, std::memory_order_relaxed);
-  return was_off ? 1 : 0;
-}
-void irq_restore(unsigned long flags) { SetIrqsOff(internal::Self(), flags != 0); }
-void irq_disable() { SetIrqsOff(internal::Self(), true); }
-void irq_enable() { SetIrqsOff(internal::Self(), false); }
+unsigned long irq_save_and_disable() { return internal::SaveAndDisableIrqs(internal::Self()); }
+void irq_restore(unsigned long flags) { internal::SetIrqsOff(internal::Self(), flags != 0); }
+void irq_disable() { internal::SetIrqsOff(internal::Self(), true); }
+void irq_enable() { internal::SetIrqsOff(internal::Self(), false); }
 
 bool irqs_disabled() {
   return internal::Self()->irqs_off.load(std::memory_order_relaxed);

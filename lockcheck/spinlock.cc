@@ -13,6 +13,7 @@
 #include "absl/base/optimization.h"
 #include "lockcheck/internal/classes.h"
 #include "lockcheck/internal/graph.h"
+#include "lockcheck/internal/irq_state.h"
 #include "lockcheck/internal/reporting.h"
 #include "lockcheck/internal/schedule_point.h"
 #include "lockcheck/internal/threads.h"
@@ -51,7 +52,7 @@ struct LockState {
     return kUntrackedClass;
   }
 
-  static int ClassFor(CheckedLock* l, int subclass, const void* pc) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static int ClassFor(CheckedLock* l, int subclass, const void* pc) {
     int base = l->class_id_.load(std::memory_order_relaxed);
     if (ABSL_PREDICT_FALSE(base <= 0)) {
       return base == 0 ? Uninitialized(l, pc) : kUntrackedClass;
@@ -86,7 +87,7 @@ struct LockState {
   // lockdep's check_deadlock() + check_prevs_add(): same class held, and
   // the order edges from the held locks to this one (from the top of the
   // stack, continuing past trylocks, as lockdep does).
-  static void CheckAcquisition(ThreadRecord* self, int depth, CheckedLock* l, int cls) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void CheckAcquisition(ThreadRecord* self, int depth, CheckedLock* l, int cls) {
     for (int i = depth - 1; i >= 0; --i) {
       if (self->held[i].cls.load(std::memory_order_relaxed) == cls) {
         ReportRecursiveClass(l, cls, self->held[i]);
@@ -104,7 +105,7 @@ struct LockState {
   }
 
   // lockdep's mark_irqflags(): what this acquisition says about the class.
-  static void NoteIrqUsage(ThreadRecord* self, CheckedLock* l, int cls) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void NoteIrqUsage(ThreadRecord* self, CheckedLock* l, int cls) {
     uint8_t bit = self->hardirq_depth.load(std::memory_order_relaxed) > 0 ? kUsedInHardirq
                   : self->irqs_off.load(std::memory_order_relaxed)       ? 0
                                                                           : kEnabledHardirq;
@@ -124,7 +125,7 @@ struct LockState {
     self->waiting_for.store(nullptr, std::memory_order_relaxed);
   }
 
-  static void Push(ThreadRecord* self, CheckedLock* l, int cls, const void* pc,
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Push(ThreadRecord* self, CheckedLock* l, int cls, const void* pc,
                    bool trylock) {
     int depth = self->depth.load(std::memory_order_relaxed);
     if (ABSL_PREDICT_FALSE(depth >= kMaxHeldLocks)) {
@@ -142,7 +143,7 @@ struct LockState {
   }
 
   // Removes `l` from the held stack (releases need not be LIFO).
-  static void Pop(ThreadRecord* self, const CheckedLock* l) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Pop(ThreadRecord* self, const CheckedLock* l) {
     int depth = self->depth.load(std::memory_order_relaxed);
     int i = depth - 1;
     while (i >= 0 && self->held[i].lock.load(std::memory_order_relaxed) != l) --i;
@@ -159,8 +160,7 @@ struct LockState {
     self->depth.store(depth - 1, std::memory_order_relaxed);
   }
 
-  static void Acquire(CheckedLock* l, int subclass, const void* pc) {
-    ThreadRecord* self = Self();
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Acquire(CheckedLock* l, ThreadRecord* self, int subclass, const void* pc) {
     const uint32_t me = IdOf(self);
     const int cls = ClassFor(l, subclass, pc);
     if (ABSL_PREDICT_FALSE(Owner(l) == me)) {
@@ -179,7 +179,7 @@ struct LockState {
     Push(self, l, cls, pc, /*trylock=*/false);
   }
 
-  static bool TryAcquire(CheckedLock* l, const void* pc) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static bool TryAcquire(CheckedLock* l, const void* pc) {
     ThreadRecord* self = Self();
     const uint32_t me = IdOf(self);
     const int cls = ClassFor(l, 0, pc);
@@ -209,8 +209,7 @@ struct LockState {
     Deliver(r);
   }
 
-  static void Release(CheckedLock* l, const void* pc) {
-    ThreadRecord* self = Self();
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Release(CheckedLock* l, ThreadRecord* self, const void* pc) {
     const uint32_t me = IdOf(self);
     const uint32_t owner = Owner(l);
     if (ABSL_PREDICT_FALSE(owner != me)) {
@@ -277,11 +276,27 @@ void BasicSpinLock<true>::Init(const char* name, lock_class_key* key) {
 }
 
 void BasicSpinLock<true>::Lock() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  LockState::Acquire(this, 0, __builtin_return_address(0));
+  LockState::Acquire(this, internal::Self(), 0, __builtin_return_address(0));
 }
 
 void BasicSpinLock<true>::LockNested(int subclass) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  LockState::Acquire(this, subclass, __builtin_return_address(0));
+  LockState::Acquire(this, internal::Self(), subclass, __builtin_return_address(0));
+}
+
+// As the kernel: IRQs go off before the lock is taken (so the acquisition is
+// checked with IRQs off) and come back after it is released.
+unsigned long BasicSpinLock<true>::LockIrqsave(int subclass) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  internal::ThreadRecord* self = internal::Self();
+  const unsigned long flags = internal::SaveAndDisableIrqs(self);
+  LockState::Acquire(this, self, subclass, __builtin_return_address(0));
+  return flags;
+}
+
+void BasicSpinLock<true>::UnlockIrqrestore(unsigned long flags)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  internal::ThreadRecord* self = internal::Self();
+  LockState::Release(this, self, __builtin_return_address(0));
+  internal::SetIrqsOff(self, flags != 0);
 }
 
 bool BasicSpinLock<true>::TryLock() ABSL_NO_THREAD_SAFETY_ANALYSIS {
@@ -289,7 +304,7 @@ bool BasicSpinLock<true>::TryLock() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 }
 
 void BasicSpinLock<true>::Unlock() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  LockState::Release(this, __builtin_return_address(0));
+  LockState::Release(this, internal::Self(), __builtin_return_address(0));
 }
 
 bool BasicSpinLock<true>::HeldByCurrentThread() const {

@@ -132,6 +132,13 @@ class ABSL_LOCKABLE BasicSpinLock<true> {
   bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true);
   void Unlock() ABSL_UNLOCK_FUNCTION();
 
+  // The _irqsave/_irq variants in one call (one lookup of the thread's
+  // state): LockIrqsave disables the emulated IRQs, then locks, and returns
+  // the previous IRQ state; UnlockIrqrestore unlocks, then restores `flags`
+  // (0: IRQs on, as spin_unlock_irq leaves them).
+  unsigned long LockIrqsave(int subclass) ABSL_EXCLUSIVE_LOCK_FUNCTION();
+  void UnlockIrqrestore(unsigned long flags) ABSL_UNLOCK_FUNCTION();
+
   bool HeldByCurrentThread() const;
   bool IsLocked() const { return locked_.load(std::memory_order_relaxed); }
 
@@ -192,30 +199,23 @@ LOCKCHECK_WRAPPER_ int spin_trylock(lockcheck::BasicSpinLock<true>* lock)
 }
 LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave(
     lockcheck::BasicSpinLock<true>* lock) __acquires(lock) {
-  unsigned long flags = lockcheck::irq_save_and_disable();
-  lock->Lock();
-  return flags;
+  return lock->LockIrqsave(0);
 }
 LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave_nested(
     lockcheck::BasicSpinLock<true>* lock, int subclass) __acquires(lock) {
-  unsigned long flags = lockcheck::irq_save_and_disable();
-  lock->LockNested(subclass);
-  return flags;
+  return lock->LockIrqsave(subclass);
 }
 LOCKCHECK_WRAPPER_ void spin_unlock_irqrestore(
     lockcheck::BasicSpinLock<true>* lock, unsigned long flags) __releases(lock) {
-  lock->Unlock();
-  lockcheck::irq_restore(flags);
+  lock->UnlockIrqrestore(flags);
 }
 LOCKCHECK_WRAPPER_ void spin_lock_irq(lockcheck::BasicSpinLock<true>* lock)
     __acquires(lock) {
-  lockcheck::irq_disable();
-  lock->Lock();
+  (void)lock->LockIrqsave(0);
 }
 LOCKCHECK_WRAPPER_ void spin_unlock_irq(lockcheck::BasicSpinLock<true>* lock)
     __releases(lock) {
-  lock->Unlock();
-  lockcheck::irq_enable();
+  lock->UnlockIrqrestore(0);
 }
 LOCKCHECK_WRAPPER_ int spin_is_locked(const lockcheck::BasicSpinLock<true>* lock) {
   return lock->IsLocked() ? 1 : 0;
