@@ -191,6 +191,21 @@ TEST_F(IrqTest, SafeToUnsafeIsReportedWhenTheSafeUseComesLast) {
   EXPECT_THAT(r[0].stack, HasSubstr("ReceiveInterrupt"));
 }
 
+TEST_F(IrqTest, ADeclaredIrqSafeLockTakenWithIrqsOnIsReported) {
+  hfi1_ctxtdata rcd;
+  lockcheck::DeclareHardirqSafe(&rcd.exp_lock);  // no interrupt is emulated
+  unsigned long flags;
+  spin_lock_irqsave(&rcd.exp_lock, flags);
+  spin_unlock_irqrestore(&rcd.exp_lock, flags);
+  EXPECT_TRUE(rec_.reports().empty()) << AllReports();
+  BuggyPlainLockWithIrqsOn(&rcd);
+  std::vector<Report> r = ReportsOf(Rule::kIrqSafety);
+  ASSERT_EQ(r.size(), 1u) << AllReports();
+  EXPECT_THAT(r[0].message, HasSubstr("(IRQ-safe), first in thread"));
+  EXPECT_THAT(r[0].message, HasSubstr("TestBody"));  // where it was declared
+  EXPECT_THAT(r[0].stack, HasSubstr("BuggyPlainLockWithIrqsOn"));
+}
+
 TEST_F(IrqTest, IrqStateFollowsTheKernelFunctions) {
   hfi1_ctxtdata rcd;
   EXPECT_FALSE(irqs_disabled());

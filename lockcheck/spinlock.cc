@@ -18,6 +18,7 @@
 #include "lockcheck/internal/schedule_point.h"
 #include "lockcheck/internal/threads.h"
 #include "lockcheck/lockdep.h"
+#include "lockcheck/irq.h"
 #include "lockcheck/report.h"
 #include "lockcheck/spinlock.h"
 
@@ -251,6 +252,11 @@ struct LockState {
     Deliver(r);
   }
 
+  static void DeclareHardirqSafe(const CheckedLock* l) {
+    const int cls = l->class_id_.load(std::memory_order_relaxed);
+    if (cls > 0 && !HasUsage(cls, kUsedInHardirq)) MarkUsage(cls, kUsedInHardirq, l);
+  }
+
   static void AssertNotHeld(const CheckedLock* l, const void* pc) {
     const uint32_t me = IdOf(Self());
     if (ABSL_PREDICT_TRUE(Owner(l) != me)) return;
@@ -317,6 +323,10 @@ const char* BasicSpinLock<true>::class_name() const {
 
 void AssertHeld(const BasicSpinLock<true>* lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   LockState::AssertHeld(lock, __builtin_return_address(0));
+}
+
+void DeclareHardirqSafe(const BasicSpinLock<true>* lock) {
+  LockState::DeclareHardirqSafe(lock);
 }
 
 void AssertNotHeld(const BasicSpinLock<true>* lock) {
