@@ -11,10 +11,16 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 reps="${1:-10}"
 
-csv="$(bazel run --config=bench //lockcheck:spinlock_benchmark -- \
-  --benchmark_format=csv --benchmark_repetitions="$reps" \
-  --benchmark_enable_random_interleaving=true \
-  --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 2>/dev/null)"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! csv="$(bazel run --config=bench //lockcheck:spinlock_benchmark -- \
+    --benchmark_format=csv --benchmark_repetitions="$reps" \
+    --benchmark_enable_random_interleaving=true \
+    --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 2>"$log")"; then
+  cat "$log"
+  echo "bench_ratios: the benchmark did not build or run (log above)"
+  exit 2
+fi
 
 awk -F, -v reps="$reps" '
   $1 ~ /_median"?$/ {

@@ -4,6 +4,8 @@
 // usage): thread-local record + relaxed atomics only, no lock, no allocation,
 // no stack capture. Anything new goes to classes.cc / graph.cc; any violation
 // to the reporting code. Checks run before spinning.
+#include "lockcheck/spinlock.h"
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -17,10 +19,9 @@
 #include "lockcheck/internal/reporting.h"
 #include "lockcheck/internal/schedule_point.h"
 #include "lockcheck/internal/threads.h"
-#include "lockcheck/lockdep.h"
 #include "lockcheck/irq.h"
+#include "lockcheck/lockdep.h"
 #include "lockcheck/report.h"
-#include "lockcheck/spinlock.h"
 
 namespace lockcheck {
 namespace internal {
@@ -34,9 +35,7 @@ std::string HolderText(uint32_t owner, uint32_t me) {
 }
 
 struct LockState {
-  static uint32_t Owner(const CheckedLock* l) {
-    return l->owner_.load(std::memory_order_relaxed);
-  }
+  static uint32_t Owner(const CheckedLock* l) { return l->owner_.load(std::memory_order_relaxed); }
 
   ABSL_ATTRIBUTE_NOINLINE static int Uninitialized(CheckedLock* l, const void* pc) {
     int expected = 0;
@@ -61,8 +60,7 @@ struct LockState {
     return subclass == 0 ? base : SubclassOf(base, subclass);
   }
 
-  ABSL_ATTRIBUTE_NOINLINE static void ReportRecursiveLock(CheckedLock* l, int cls,
-                                                         const void* pc) {
+  ABSL_ATTRIBUTE_NOINLINE static void ReportRecursiveLock(CheckedLock* l, int cls, const void* pc) {
     if (!ClaimReport(Rule::kRecursiveLock, cls, 0, pc)) return;
     Report r = NewReport(Rule::kRecursiveLock, l, cls);
     r.message = "recursive locking (self-deadlock): " + r.thread + " acquires " +
@@ -73,11 +71,11 @@ struct LockState {
   }
 
   ABSL_ATTRIBUTE_NOINLINE static void ReportRecursiveClass(CheckedLock* l, int cls,
-                                                          const HeldEntry& held) {
+                                                           const HeldEntry& held) {
     if (!ClaimReport(Rule::kRecursiveClass, cls, 0, nullptr)) return;
     Report r = NewReport(Rule::kRecursiveClass, l, cls);
-    r.message = "possible recursive locking: " + r.thread + " acquires " +
-                LockLabel(cls, l) + " while already holding " +
+    r.message = "possible recursive locking: " + r.thread + " acquires " + LockLabel(cls, l) +
+                " while already holding " +
                 LockLabel(cls, held.lock.load(std::memory_order_relaxed)) +
                 " of the same class. Two threads doing this on the same two "
                 "locks in opposite order deadlock (e.g. two QPs' s_locks). If "
@@ -88,7 +86,8 @@ struct LockState {
   // lockdep's check_deadlock() + check_prevs_add(): same class held, and
   // the order edges from the held locks to this one (from the top of the
   // stack, continuing past trylocks, as lockdep does).
-  ABSL_ATTRIBUTE_ALWAYS_INLINE static void CheckAcquisition(ThreadRecord* self, int depth, CheckedLock* l, int cls) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void CheckAcquisition(ThreadRecord* self, int depth,
+                                                            CheckedLock* l, int cls) {
     for (int i = depth - 1; i >= 0; --i) {
       if (self->held[i].cls.load(std::memory_order_relaxed) == cls) {
         ReportRecursiveClass(l, cls, self->held[i]);
@@ -106,9 +105,10 @@ struct LockState {
   }
 
   // lockdep's mark_irqflags(): what this acquisition says about the class.
-  ABSL_ATTRIBUTE_ALWAYS_INLINE static void NoteIrqUsage(ThreadRecord* self, CheckedLock* l, int cls) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void NoteIrqUsage(ThreadRecord* self, CheckedLock* l,
+                                                        int cls) {
     uint8_t bit = self->hardirq_depth.load(std::memory_order_relaxed) > 0 ? kUsedInHardirq
-                  : self->irqs_off.load(std::memory_order_relaxed)       ? 0
+                  : self->irqs_off.load(std::memory_order_relaxed)        ? 0
                                                                           : kEnabledHardirq;
     if (bit != 0 && ABSL_PREDICT_FALSE(!HasUsage(cls, bit))) MarkUsage(cls, bit, l);
   }
@@ -126,11 +126,12 @@ struct LockState {
     self->waiting_for.store(nullptr, std::memory_order_relaxed);
   }
 
-  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Push(ThreadRecord* self, CheckedLock* l, int cls, const void* pc,
-                   bool trylock) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Push(ThreadRecord* self, CheckedLock* l, int cls,
+                                                const void* pc, bool trylock) {
     int depth = self->depth.load(std::memory_order_relaxed);
     if (ABSL_PREDICT_FALSE(depth >= kMaxHeldLocks)) {
-      std::fprintf(stderr, "lockcheck: %s holds more than %d locks (taking %s); "
+      std::fprintf(stderr,
+                   "lockcheck: %s holds more than %d locks (taking %s); "
                    "a lock is probably never released\n",
                    CurrentThreadLabel().c_str(), kMaxHeldLocks, ClassName(cls));
       std::abort();
@@ -155,13 +156,13 @@ struct LockState {
       to.lock.store(from.lock.load(std::memory_order_relaxed), std::memory_order_relaxed);
       to.cls.store(from.cls.load(std::memory_order_relaxed), std::memory_order_relaxed);
       to.pc.store(from.pc.load(std::memory_order_relaxed), std::memory_order_relaxed);
-      to.trylock.store(from.trylock.load(std::memory_order_relaxed),
-                       std::memory_order_relaxed);
+      to.trylock.store(from.trylock.load(std::memory_order_relaxed), std::memory_order_relaxed);
     }
     self->depth.store(depth - 1, std::memory_order_relaxed);
   }
 
-  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Acquire(CheckedLock* l, ThreadRecord* self, int subclass, const void* pc) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Acquire(CheckedLock* l, ThreadRecord* self, int subclass,
+                                                   const void* pc) {
     const uint32_t me = IdOf(self);
     const int cls = ClassFor(l, subclass, pc);
     if (ABSL_PREDICT_FALSE(Owner(l) == me)) {
@@ -196,21 +197,23 @@ struct LockState {
     return true;
   }
 
-  ABSL_ATTRIBUTE_NOINLINE static void ReportBadUnlock(CheckedLock* l, uint32_t owner,
-                                                     uint32_t me, const void* pc) {
+  ABSL_ATTRIBUTE_NOINLINE static void ReportBadUnlock(CheckedLock* l, uint32_t owner, uint32_t me,
+                                                      const void* pc) {
     const int cls = l->class_id_.load(std::memory_order_relaxed);
     const bool nobody = owner == 0 && !l->IsLocked();
     const Rule rule = nobody ? Rule::kUnlockNotHeld : Rule::kUnlockNotOwner;
     if (!ClaimReport(rule, cls, 0, pc)) return;
     Report r = NewReport(rule, l, cls);
-    r.message = (nobody ? "unlock of a lock that is not held: " : "unlock by a thread that "
-                                                                  "does not own the lock: ") +
-                r.thread + " releases " + LockLabel(cls, l) + ", but " +
-                HolderText(owner, me) + ". (The unlock is skipped.)";
+    r.message = (nobody ? "unlock of a lock that is not held: "
+                        : "unlock by a thread that "
+                          "does not own the lock: ") +
+                r.thread + " releases " + LockLabel(cls, l) + ", but " + HolderText(owner, me) +
+                ". (The unlock is skipped.)";
     Deliver(r);
   }
 
-  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Release(CheckedLock* l, ThreadRecord* self, const void* pc) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Release(CheckedLock* l, ThreadRecord* self,
+                                                   const void* pc) {
     const uint32_t me = IdOf(self);
     const uint32_t owner = Owner(l);
     if (ABSL_PREDICT_FALSE(owner != me)) {
@@ -231,9 +234,8 @@ struct LockState {
     const int cls = l->class_id_.load(std::memory_order_relaxed);
     if (ClaimReport(Rule::kDestroyHeldLock, cls, 0, pc)) {
       Report r = NewReport(Rule::kDestroyHeldLock, l, cls);
-      r.message = "a held lock is destroyed: " + r.thread + " destroys " +
-                  LockLabel(cls, l) + " while " + HolderText(owner, me) +
-                  "; its holder will unlock freed memory.";
+      r.message = "a held lock is destroyed: " + r.thread + " destroys " + LockLabel(cls, l) +
+                  " while " + HolderText(owner, me) + "; its holder will unlock freed memory.";
       Deliver(r);
     }
     // Forget it here, so this thread's held stack never names freed memory.
@@ -247,8 +249,8 @@ struct LockState {
     const int cls = l->class_id_.load(std::memory_order_relaxed);
     if (!ClaimReport(Rule::kAssertHeld, cls, 0, pc)) return;
     Report r = NewReport(Rule::kAssertHeld, l, cls);
-    r.message = "lockdep_assert_held(" + LockLabel(cls, l) + ") failed in " + r.thread +
-                ": " + HolderText(owner, me) + ".";
+    r.message = "lockdep_assert_held(" + LockLabel(cls, l) + ") failed in " + r.thread + ": " +
+                HolderText(owner, me) + ".";
     Deliver(r);
   }
 
@@ -263,8 +265,8 @@ struct LockState {
     const int cls = l->class_id_.load(std::memory_order_relaxed);
     if (!ClaimReport(Rule::kAssertNotHeld, cls, 0, pc)) return;
     Report r = NewReport(Rule::kAssertNotHeld, l, cls);
-    r.message = "lockdep_assert_not_held(" + LockLabel(cls, l) + ") failed: " + r.thread +
-                " holds it.";
+    r.message =
+        "lockdep_assert_not_held(" + LockLabel(cls, l) + ") failed: " + r.thread + " holds it.";
     Deliver(r);
   }
 };
@@ -273,9 +275,7 @@ struct LockState {
 
 using internal::LockState;
 
-BasicSpinLock<true>::~BasicSpinLock() {
-  LockState::Destroy(this, __builtin_return_address(0));
-}
+BasicSpinLock<true>::~BasicSpinLock() { LockState::Destroy(this, __builtin_return_address(0)); }
 
 void BasicSpinLock<true>::Init(const char* name, lock_class_key* key) {
   class_id_.store(internal::ClassOfKey(name, key), std::memory_order_relaxed);
@@ -298,8 +298,7 @@ unsigned long BasicSpinLock<true>::LockIrqsave(int subclass) ABSL_NO_THREAD_SAFE
   return flags;
 }
 
-void BasicSpinLock<true>::UnlockIrqrestore(unsigned long flags)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+void BasicSpinLock<true>::UnlockIrqrestore(unsigned long flags) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   internal::ThreadRecord* self = internal::Self();
   LockState::Release(this, self, __builtin_return_address(0));
   internal::SetIrqsOff(self, flags != 0);
@@ -325,9 +324,7 @@ void AssertHeld(const BasicSpinLock<true>* lock) ABSL_NO_THREAD_SAFETY_ANALYSIS 
   LockState::AssertHeld(lock, __builtin_return_address(0));
 }
 
-void DeclareHardirqSafe(const BasicSpinLock<true>* lock) {
-  LockState::DeclareHardirqSafe(lock);
-}
+void DeclareHardirqSafe(const BasicSpinLock<true>* lock) { LockState::DeclareHardirqSafe(lock); }
 
 void AssertNotHeld(const BasicSpinLock<true>* lock) {
   LockState::AssertNotHeld(lock, __builtin_return_address(0));

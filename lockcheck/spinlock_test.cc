@@ -145,7 +145,7 @@ TEST_F(SpinLockTest, UnlockByANonOwnerIsReportedAndSkipped) {
   EXPECT_TRUE(still_held);
   std::vector<Report> r = ReportsOf(Rule::kUnlockNotOwner);
   ASSERT_EQ(r.size(), 1u) << AllReports();
-  EXPECT_EQ(r[0].thread.find("\"intruder\"") != std::string::npos, true) << r[0].thread;
+  EXPECT_THAT(r[0].thread, HasSubstr("\"intruder\""));
   EXPECT_THAT(r[0].message,
               HasSubstr("thread " + std::to_string(lockcheck::CurrentThreadId()) +
                         " holds it"));
