@@ -26,7 +26,9 @@ def _compile(ctx, src, cc_toolchain, feature_configuration, cctx, out):
     variables = cc_common.create_compile_variables(
         feature_configuration = feature_configuration,
         cc_toolchain = cc_toolchain,
-        user_compile_flags = ctx.fragments.cpp.copts + ctx.fragments.cpp.cxxopts + ["-fsyntax-only"],
+        # Plain-text diagnostics: the toolchain's -fcolor-diagnostics would
+        # put escape codes between "error: " and the message.
+        user_compile_flags = ctx.fragments.cpp.copts + ctx.fragments.cpp.cxxopts + ["-fsyntax-only", "-fno-color-diagnostics"],
         source_file = src.path,
         include_directories = cctx.includes,
         quote_include_directories = cctx.quote_includes,

@@ -1,18 +1,25 @@
 // lockcheck/report.h: what lockcheck reports, and who receives the reports.
 //
 // Every rule violation produces exactly one Report, handed to the installed
-// handler. The default handler prints the report to stderr and aborts, so a
-// violation is a crash that libFuzzer, TSan runs and gtest death tests all
-// see. Tests that want to inspect reports install a RecordingHandler.
+// handler. The default handler prints the report (and every thread's held
+// locks) to stderr and aborts, so a violation is a crash that libFuzzer, TSan
+// runs and gtest death tests all see. Tests that want to inspect reports
+// install a RecordingHandler.
 //
 //   lockcheck::RecordingHandler rec;          // installed until destroyed
 //   ... code that breaks a rule ...
 //   ASSERT_EQ(rec.reports().size(), 1u);
 //   EXPECT_EQ(rec.reports()[0].rule, lockcheck::Rule::kOrderInversion);
+//
+// Each distinct violation is reported once per process (until
+// ResetForTesting): an order inversion once per pair of classes, an IRQ rule
+// once per class (pair), a same-class recursion once per class, and every
+// other rule once per (class, call site). A loop that repeats a bug does not
+// flood a recording handler.
 #ifndef FLOWCHECK_LOCKCHECK_REPORT_H_
 #define FLOWCHECK_LOCKCHECK_REPORT_H_
 
-#include <mutex>
+#include <mutex>  // kept: earlier users may rely on it
 #include <string>
 #include <vector>
 
@@ -31,6 +38,7 @@ enum class Rule {
   kAssertHeld,          // lockdep_assert_held failed
   kAssertNotHeld,       // lockdep_assert_not_held failed
   kUninitialized,       // lock used before spin_lock_init (it has no class)
+  kIrqSafeToUnsafe,     // an IRQ-safe lock held while taking an IRQ-unsafe one
 };
 
 // Stable, lockdep-style name of a rule, e.g. "lock-order-inversion".
@@ -40,9 +48,14 @@ struct Report {
   Rule rule;
   std::string lock_class;     // the lock's class name, e.g. "&rcd->exp_lock"
   const void* lock;           // the lock instance involved
-  std::string message;        // what happened, in one or more lines
-  std::vector<std::string> held;  // locks the thread held: "class (instance)"
+  std::string message;        // what happened and why it is a bug; for an
+                              // order or IRQ rule, both sides, each with the
+                              // symbolized stack where it was first seen
+  // Locks the violating thread held, outermost first:
+  // "class (instance) acquired at function".
+  std::vector<std::string> held;
   std::string stack;          // symbolized stack of the violating call
+  std::string thread;         // the violating thread: `thread 3 "qp-3"`
 
   // The whole report as printed by the default handler.
   std::string ToString() const;
@@ -50,7 +63,7 @@ struct Report {
 
 // Receives every report. Called on the violating thread, with no lockcheck
 // internal lock held. A handler that returns lets the operation continue as
-// documented per rule (see spinlock.h).
+// documented per rule (see spinlock.h). It must not take instrumented locks.
 using ReportHandler = void (*)(const Report& report);
 
 // Installs `handler` (nullptr: the default print-and-abort handler) and
@@ -58,7 +71,8 @@ using ReportHandler = void (*)(const Report& report);
 ReportHandler SetReportHandler(ReportHandler handler);
 
 // Installs a handler that records reports instead of aborting, for as long as
-// it lives. Only one may be live at a time. Thread-safe.
+// it lives. Only one may be live at a time. Thread-safe, and it creates no
+// happens-before edges between the threads that report.
 class RecordingHandler {
  public:
   RecordingHandler();

@@ -1,24 +1,28 @@
 // lockcheck/schedule.h: the schedule-point hook.
 //
-// Every acquire and release of an instrumented lock calls the installed hook
-// (a no-op by default). It is the seam where a stress test injects yields and
-// where a deterministic scheduler can later take control of interleavings.
-// The hook runs on the acquiring/releasing thread, outside any lockcheck
-// internal lock; it must not take instrumented locks itself.
+// Every acquire, trylock and release of an instrumented lock calls the
+// installed hook (a no-op by default). It is the seam where a stress test
+// injects yields and where a deterministic scheduler can later take control of
+// interleavings. The hook runs on the acquiring/releasing thread, after the
+// acquisition's checks and before it spins, outside any lockcheck internal
+// lock; it must not take instrumented locks itself. Unchecked locks (checks
+// compiled out) have no schedule points.
 #ifndef FLOWCHECK_LOCKCHECK_SCHEDULE_H_
 #define FLOWCHECK_LOCKCHECK_SCHEDULE_H_
 
 namespace lockcheck {
 
 enum class SchedulePoint {
-  kBeforeAcquire,  // about to try to take `lock`
+  kBeforeAcquire,  // about to try to take `lock` (Lock, LockNested, TryLock)
   kAfterRelease,   // just released `lock`
 };
 
 using ScheduleHook = void (*)(SchedulePoint point, const void* lock, void* arg);
 
-// Installs `hook` with its `arg` (nullptr: none). Thread-safe; threads see the
-// new hook at their next schedule point.
+// Installs `hook` with its `arg` (nullptr: none). Threads see the new hook at
+// their next schedule point. Install or change it while no other thread can
+// be at a schedule point: the hook and its arg are two relaxed words (so the
+// hook adds no synchronization) and may otherwise be seen torn.
 void SetScheduleHook(ScheduleHook hook, void* arg);
 
 }  // namespace lockcheck

@@ -19,17 +19,26 @@
 //
 // Lock classes follow lockdep: spin_lock_init() defines one class per call
 // site (a static key), named by its argument's text ("&rcd->exp_lock"), shared
-// by every lock initialised there.
+// by every lock initialised there. spin_lock_nested(lock, n) takes the lock as
+// subclass n of its class ("&qp->s_lock/1"), for the rare legitimate nesting
+// of two locks of one class.
 //
 // lockcheck never adds happens-before edges between threads beyond those the
 // locks themselves create, so ThreadSanitizer still sees every race in the
 // code under test.
+//
+// The kernel-named functions are overloaded on the lock type: spinlock_t is
+// BasicSpinLock<kChecksEnabled>, and a benchmark may use BasicSpinLock<true>
+// and BasicSpinLock<false> side by side whatever the build mode. On an
+// unchecked lock every wrapper is inline and compiles to the atomic operations
+// alone: no owner, no IRQ emulation (flags are 0), no schedule point.
 #ifndef FLOWCHECK_LOCKCHECK_SPINLOCK_H_
 #define FLOWCHECK_LOCKCHECK_SPINLOCK_H_
 
 #include <atomic>
 #include <cstdint>
 
+#include "absl/base/attributes.h"
 #include "absl/base/thread_annotations.h"
 #include "lockcheck/config.h"
 
@@ -39,7 +48,13 @@
 #define __acquires(x) ABSL_EXCLUSIVE_LOCK_FUNCTION(x)
 #define __releases(x) ABSL_UNLOCK_FUNCTION(x)
 
+// lockdep's subclass for one level of same-class nesting.
+#define SINGLE_DEPTH_NESTING 1
+
 namespace lockcheck {
+
+// lockdep's MAX_LOCKDEP_SUBCLASSES: valid subclasses are 0..7.
+inline constexpr int kMaxSubclasses = 8;
 
 // lockdep's lock_class_key: one static instance per spin_lock_init() site.
 struct lock_class_key {
@@ -47,12 +62,10 @@ struct lock_class_key {
 };
 
 namespace internal {
-struct LockState;  // run-time bookkeeping, defined in lockdep.cc
+struct LockState;  // run-time bookkeeping, defined in spinlock.cc
 }  // namespace internal
 
-// A spinlock. kChecked selects the instrumented version; the kernel-named
-// functions below use spinlock_t = BasicSpinLock<kChecksEnabled>. Benchmarks
-// instantiate both in one binary.
+// A spinlock. kChecked selects the instrumented version.
 template <bool kChecked>
 class ABSL_LOCKABLE BasicSpinLock;
 
@@ -74,6 +87,7 @@ class ABSL_LOCKABLE BasicSpinLock<false> {
       }
     }
   }
+  void LockNested(int /*subclass*/) ABSL_EXCLUSIVE_LOCK_FUNCTION() { Lock(); }
   bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) {
     return !locked_.load(std::memory_order_relaxed) &&
            !locked_.exchange(true, std::memory_order_acquire);
@@ -84,31 +98,46 @@ class ABSL_LOCKABLE BasicSpinLock<false> {
   // Without checks nothing is known about the owner: assertions pass.
   bool HeldByCurrentThread() const { return true; }
   bool IsLocked() const { return locked_.load(std::memory_order_relaxed); }
+  const char* class_name() const { return "<unchecked>"; }
 
  private:
   std::atomic<bool> locked_{false};
 };
 
-// Instrumented: owner tracking plus lockdep (see lockdep.h for the rules).
-// On a violation the report handler runs; if it returns (a RecordingHandler),
-// the operation goes on like this:
+// Instrumented: owner tracking plus lockdep (see report.h for the rules).
+// Checks run BEFORE the lock is spun on, so a self-deadlock is reported, not
+// hung on. On a violation the report handler runs; if it returns (a
+// RecordingHandler), the operation goes on like this:
 //   recursive acquisition of the same instance: not acquired again (no hang);
 //   unlock of a lock not held / by a non-owner: the unlock is skipped;
 //   any other rule: the operation proceeds normally.
 template <>
 class ABSL_LOCKABLE BasicSpinLock<true> {
  public:
-  BasicSpinLock();
+  BasicSpinLock() = default;
   ~BasicSpinLock();  // reports kDestroyHeldLock if held
   BasicSpinLock(const BasicSpinLock&) = delete;
   BasicSpinLock& operator=(const BasicSpinLock&) = delete;
 
-  // Gives the lock its class (lockdep: lockdep_set_class_and_name).
+  // Gives the lock its class (lockdep: lockdep_set_class_and_name). `name`
+  // must outlive the program (spin_lock_init passes a string literal).
   void Init(const char* name, lock_class_key* key);
 
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION();
+  // Lock() as subclass `subclass` (0..kMaxSubclasses-1) of the lock's class.
+  void LockNested(int subclass) ABSL_EXCLUSIVE_LOCK_FUNCTION();
+  // Never spins and never adds an order edge (a trylock cannot deadlock), but
+  // locks taken while it is held are ordered after it. Fails (returns false,
+  // no report) if the calling thread already holds the lock.
   bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true);
   void Unlock() ABSL_UNLOCK_FUNCTION();
+
+  // The _irqsave/_irq variants in one call (one lookup of the thread's
+  // state): LockIrqsave disables the emulated IRQs, then locks, and returns
+  // the previous IRQ state; UnlockIrqrestore unlocks, then restores `flags`
+  // (0: IRQs on, as spin_unlock_irq leaves them).
+  unsigned long LockIrqsave(int subclass) ABSL_EXCLUSIVE_LOCK_FUNCTION();
+  void UnlockIrqrestore(unsigned long flags) ABSL_UNLOCK_FUNCTION();
 
   bool HeldByCurrentThread() const;
   bool IsLocked() const { return locked_.load(std::memory_order_relaxed); }
@@ -120,8 +149,15 @@ class ABSL_LOCKABLE BasicSpinLock<true> {
   friend struct internal::LockState;
   std::atomic<bool> locked_{false};
   std::atomic<uint32_t> owner_{0};  // lockcheck thread id; 0 = none
-  std::atomic<int> class_id_{0};    // 0 = uninitialized
+  std::atomic<int> class_id_{0};    // 0 = uninitialized; -1 = reported as such
 };
+
+// Emulated IRQ flag handling behind the irq variants of a CHECKED lock
+// (irq.h has the kernel-named interface). Always the real emulation.
+unsigned long irq_save_and_disable();
+void irq_restore(unsigned long flags);
+void irq_disable();
+void irq_enable();
 
 }  // namespace lockcheck
 
@@ -134,41 +170,100 @@ using spinlock_t = lockcheck::BasicSpinLock<lockcheck::kChecksEnabled>;
     (lock)->Init(#lock, &__lockcheck_key);                   \
   } while (0)
 
-inline void spin_lock(spinlock_t* lock) __acquires(lock) { lock->Lock(); }
-inline void spin_unlock(spinlock_t* lock) __releases(lock) { lock->Unlock(); }
-inline int spin_trylock(spinlock_t* lock) ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(1, lock) {
-  return lock->TryLock() ? 1 : 0;
-}
-
-namespace lockcheck {
-// Emulated IRQ flag handling behind the irq variants (irq.h has the rest).
-unsigned long irq_save_and_disable();
-void irq_restore(unsigned long flags);
-void irq_disable();
-void irq_enable();
-}  // namespace lockcheck
-
-inline unsigned long _spin_lock_irqsave(spinlock_t* lock) __acquires(lock) {
-  unsigned long flags = lockcheck::irq_save_and_disable();
-  lock->Lock();
-  return flags;
-}
 // spin_lock_irqsave(lock, flags): disables (emulated) IRQs, saves the previous
 // state in `flags` (an unsigned long lvalue), takes the lock.
 #define spin_lock_irqsave(lock, flags) ((flags) = _spin_lock_irqsave(lock))
+#define spin_lock_irqsave_nested(lock, flags, subclass) \
+  ((flags) = _spin_lock_irqsave_nested(lock, subclass))
 
-inline void spin_unlock_irqrestore(spinlock_t* lock, unsigned long flags)
-    __releases(lock) {
-  lock->Unlock();
-  lockcheck::irq_restore(flags);
-}
-inline void spin_lock_irq(spinlock_t* lock) __acquires(lock) {
-  lockcheck::irq_disable();
+// The wrappers are always inlined, so the return address lockcheck records
+// for an acquisition is the caller's, in every compilation mode.
+#define LOCKCHECK_WRAPPER_ ABSL_ATTRIBUTE_ALWAYS_INLINE inline
+
+// ---- Checked lock -------------------------------------------------------
+LOCKCHECK_WRAPPER_ void spin_lock(lockcheck::BasicSpinLock<true>* lock)
+    __acquires(lock) {
   lock->Lock();
 }
-inline void spin_unlock_irq(spinlock_t* lock) __releases(lock) {
+LOCKCHECK_WRAPPER_ void spin_lock_nested(lockcheck::BasicSpinLock<true>* lock,
+                                         int subclass) __acquires(lock) {
+  lock->LockNested(subclass);
+}
+LOCKCHECK_WRAPPER_ void spin_unlock(lockcheck::BasicSpinLock<true>* lock)
+    __releases(lock) {
   lock->Unlock();
-  lockcheck::irq_enable();
+}
+LOCKCHECK_WRAPPER_ int spin_trylock(lockcheck::BasicSpinLock<true>* lock)
+    ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(1, lock) {
+  return lock->TryLock() ? 1 : 0;
+}
+LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave(
+    lockcheck::BasicSpinLock<true>* lock) __acquires(lock) {
+  return lock->LockIrqsave(0);
+}
+LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave_nested(
+    lockcheck::BasicSpinLock<true>* lock, int subclass) __acquires(lock) {
+  return lock->LockIrqsave(subclass);
+}
+LOCKCHECK_WRAPPER_ void spin_unlock_irqrestore(
+    lockcheck::BasicSpinLock<true>* lock, unsigned long flags) __releases(lock) {
+  lock->UnlockIrqrestore(flags);
+}
+LOCKCHECK_WRAPPER_ void spin_lock_irq(lockcheck::BasicSpinLock<true>* lock)
+    __acquires(lock) {
+  (void)lock->LockIrqsave(0);
+}
+LOCKCHECK_WRAPPER_ void spin_unlock_irq(lockcheck::BasicSpinLock<true>* lock)
+    __releases(lock) {
+  lock->UnlockIrqrestore(0);
+}
+LOCKCHECK_WRAPPER_ int spin_is_locked(const lockcheck::BasicSpinLock<true>* lock) {
+  return lock->IsLocked() ? 1 : 0;
+}
+
+// ---- Unchecked lock: the atomic operations and nothing else --------------
+LOCKCHECK_WRAPPER_ void spin_lock(lockcheck::BasicSpinLock<false>* lock)
+    __acquires(lock) {
+  lock->Lock();
+}
+LOCKCHECK_WRAPPER_ void spin_lock_nested(lockcheck::BasicSpinLock<false>* lock,
+                                         int /*subclass*/) __acquires(lock) {
+  lock->Lock();
+}
+LOCKCHECK_WRAPPER_ void spin_unlock(lockcheck::BasicSpinLock<false>* lock)
+    __releases(lock) {
+  lock->Unlock();
+}
+LOCKCHECK_WRAPPER_ int spin_trylock(lockcheck::BasicSpinLock<false>* lock)
+    ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(1, lock) {
+  return lock->TryLock() ? 1 : 0;
+}
+LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave(
+    lockcheck::BasicSpinLock<false>* lock) __acquires(lock) {
+  lock->Lock();
+  return 0;
+}
+LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave_nested(
+    lockcheck::BasicSpinLock<false>* lock, int /*subclass*/) __acquires(lock) {
+  lock->Lock();
+  return 0;
+}
+LOCKCHECK_WRAPPER_ void spin_unlock_irqrestore(
+    lockcheck::BasicSpinLock<false>* lock, unsigned long /*flags*/)
+    __releases(lock) {
+  lock->Unlock();
+}
+LOCKCHECK_WRAPPER_ void spin_lock_irq(lockcheck::BasicSpinLock<false>* lock)
+    __acquires(lock) {
+  lock->Lock();
+}
+LOCKCHECK_WRAPPER_ void spin_unlock_irq(lockcheck::BasicSpinLock<false>* lock)
+    __releases(lock) {
+  lock->Unlock();
+}
+LOCKCHECK_WRAPPER_ int spin_is_locked(
+    const lockcheck::BasicSpinLock<false>* lock) {
+  return lock->IsLocked() ? 1 : 0;
 }
 
 #endif  // FLOWCHECK_LOCKCHECK_SPINLOCK_H_
