@@ -18,8 +18,9 @@
 //   caller_set_wants_flow(qp,b)  NOT KERNEL: the request layer's state
 //                                (hfi1_model_request::wants_flow), under s_lock
 //   caller_resync(qp, psn)       RESYNC packet: tid_rdma_rcv_resync_flow
-//   caller_clear_resync(qp)      NOT KERNEL: the data path clearing
-//                                qpriv->resync once resynced data arrives [U]
+//   caller_clear_resync(qp)      the RESYNC's TID ACK being built
+//                                (hfi1_build_tid_rdma_write_ack clears
+//                                qpriv->resync), under s_lock
 //   caller_reserve_flow(rcd, l)  a bare reservation: exp_lock (irq) ->
 //                                kern_reserve_flow (no QP owns the result)
 //   caller_release_flow(rcd, i)  its release: exp_lock (irq) -> clear_bit

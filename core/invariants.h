@@ -30,7 +30,7 @@
 //    thread runs flow-layer code for these QPs or a work item of theirs, and
 //    every thread that did is ordered before this call (joined, parked on a
 //    barrier, or the work queue drained). Only then are the s_lock-protected
-//    fields read (s_flags for W2, resync for F6) and W3 checked exactly.
+//    fields read (s_flags for W2) and W3 checked exactly.
 // Without `quiescent` the checker reads only what exp_lock and atomics
 // protect, so it is safe from any thread at any time while holding exp_lock:
 // flow_mask, flows[], the queues, the registers, each QP's flow_state,

@@ -21,17 +21,11 @@ u64 RegisterFor(u32 gen) {
   return (gen == kReserved ? kReservedBits : kActiveBits) | (static_cast<u64>(gen) << 11);
 }
 
-// The fields of a QP the flow checks read: all written under exp_lock
-// (flow_state) or read only at rest (resync).
+// The fields of a QP the flow checks read, all written under exp_lock.
 struct QpFlow {
   const rvt_qp* qp;
-  u32 index, generation, psn;
+  u32 index, generation, psn, resync_saved;
 };
-
-// priv->resync is written under s_lock alone; read it only at rest.
-bool ResyncAtRest(const rvt_qp* qp) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  return qp->priv->resync;
-}
 
 }  // namespace
 
@@ -44,7 +38,7 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   std::vector<QpFlow> flowless;
   for (const rvt_qp* qp : qps) {
     const tid_flow_state& fs = qp->priv->flow_state;
-    QpFlow q{qp, fs.index, fs.generation, fs.psn};
+    QpFlow q{qp, fs.index, fs.generation, fs.psn, qp->priv->model_resync_saved_gen};
     if (q.index < kFlows) {
       owners[q.index].push_back(q);
     } else if (q.index == kFlows) {
@@ -160,9 +154,9 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
       c->Add("F6", Severity::kViolation,
              "qp %u owns no flow and its saved generation 0x%x is wider than 20 bits",
              q.qp->qp_num, q.generation);
-    } else if (q.generation != kReserved && options.quiescent && !ResyncAtRest(q.qp)) {
+    } else if (q.generation != kReserved && q.generation != q.resync_saved) {
       c->Add("F6", Severity::kViolation,
-             "qp %u owns no flow but keeps generation 0x%x without an accepted RESYNC",
+             "qp %u owns no flow but keeps generation 0x%x, which no RESYNC saved",
              q.qp->qp_num, q.generation);
     }
   }

@@ -28,8 +28,7 @@ class Collector {
   std::vector<InvariantViolation>* out_;
 };
 
-// F1-F6 (invariants_flow.cc). Reads only exp_lock-protected state, plus
-// priv->resync when options.quiescent.
+// F1-F6 (invariants_flow.cc). Reads only exp_lock-protected state.
 void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
                 const CheckOptions& options, bool bitmap_only, Collector* c)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);

@@ -78,8 +78,11 @@ struct hfi1_qp_priv {
   u32 tid_enqueue = 0;              // ++queue->enqueue when queued
   tid_rdma_qp_params tid_rdma;
   iowait_model s_iowait;
-  bool resync = false;              // a RESYNC was accepted (s_lock)
+  bool resync = false;              // a RESYNC awaits its ACK (s_lock)
   hfi1_model_request model_req;     // NOT KERNEL (s_lock)
+  // NOT KERNEL, model audit (exp_lock): the generation the last RESYNC saved
+  // while the QP had no flow, so F6 can tell it from a stray value.
+  u32 model_resync_saved_gen = KERN_GENERATION_RESERVED;
 };
 // list_first_entry()/container_of() on tid_wait and the work items.
 static_assert(std::is_standard_layout<hfi1_qp_priv>::value,

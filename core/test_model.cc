@@ -66,6 +66,22 @@ std::vector<u32> TestModel::rarr_queue_qpns() {
   return v;
 }
 
+TestModel::Counters TestModel::flow_counters() {
+  unsigned long flags;
+  spin_lock_irqsave(&rcd_->exp_lock, flags);
+  Counters c{rcd_->flow_queue.enqueue, rcd_->flow_queue.dequeue};
+  spin_unlock_irqrestore(&rcd_->exp_lock, flags);
+  return c;
+}
+
+TestModel::Counters TestModel::rarr_counters() {
+  unsigned long flags;
+  spin_lock_irqsave(&rcd_->exp_lock, flags);
+  Counters c{rcd_->rarr_queue.enqueue, rcd_->rarr_queue.dequeue};
+  spin_unlock_irqrestore(&rcd_->exp_lock, flags);
+  return c;
+}
+
 u32 TestModel::s_flags(int i) {
   unsigned long flags;
   spin_lock_irqsave(&qps_[i]->s_lock, flags);

@@ -36,6 +36,11 @@ class TestModel {
   u64 flow_register(int flow) { return rcd_->rcv_tid_flow_table[flow].load(); }
   std::vector<u32> flow_queue_qpns();   // head first
   std::vector<u32> rarr_queue_qpns();
+  struct Counters {
+    u32 enqueue, dequeue;
+  };
+  Counters flow_counters();  // flow_queue.enqueue/dequeue
+  Counters rarr_counters();
   u32 s_flags(int i);
   bool waiting(int i) { return (s_flags(i) & HFI1_S_WAIT_TID_SPACE) != 0; }
   int refs(int i) const { return qps_[i]->refcount.load(); }

@@ -205,6 +205,7 @@ bool tid_rdma_rcv_resync_flow(struct rvt_qp *qp, u32 psn) {
   if (fs->index >= RXE_NUM_TID_FLOWS) {
     // No flow: keep the generation for the next hfi1_kern_setup_hw_flow.
     fs->generation = generation;
+    qpriv->model_resync_saved_gen = generation;  // model audit
   } else {
     // Reprogram the owned flow with the peer's generation.
     rcd->flows[fs->index].generation = generation;
