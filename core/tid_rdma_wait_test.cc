@@ -234,6 +234,20 @@ TEST(Flush, RemovesAFlowWaiterAndDropsTheQueuesReference) {
   EXPECT_THAT(m.Check(), IsEmpty());
 }
 
+TEST(Flush, RemovesARarrWaiterTooButChargesFlowQueue) {
+  // Flush works from either queue; from rarr_queue it is [R-1] (see
+  // quirks_test.cc for what that does to the counters).
+  TestModel m(2);
+  caller_rarr_wait(m.qp(0));
+  caller_rarr_wait(m.qp(1));
+  caller_flush_wait(m.qp(1));
+  EXPECT_THAT(m.rarr_queue_qpns(), ElementsAre(1u));
+  EXPECT_FALSE(m.waiting(1));
+  EXPECT_EQ(m.refs(1), 1);
+  EXPECT_EQ(m.flow_counters().dequeue, 1u);
+  EXPECT_EQ(m.rarr_counters().dequeue, 0u);
+}
+
 TEST(Flush, OfAQpOnNoQueueOnlyClearsTheFlag) {
   TestModel m(1);
   unsigned long flags;

@@ -70,7 +70,9 @@ bool cancel_work_sync(work_struct* work);
 struct workqueue_struct {
  public:
   explicit workqueue_struct(std::string name);
-  ~workqueue_struct();  // stops the workers; pending items are dropped
+  // Stops the workers. Pending items are forgotten, not touched (no run, no
+  // PENDING change): the kernel drains first; here owners may already be gone.
+  ~workqueue_struct();
   workqueue_struct(const workqueue_struct&) = delete;
   workqueue_struct& operator=(const workqueue_struct&) = delete;
 
