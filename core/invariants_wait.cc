@@ -92,9 +92,14 @@ void CheckWaitQueues(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
              f ? "flow_queue" : "rarr_queue");
     }
     // W3: references. The queue owns one, a pending trigger_work owns one.
+    // Read the count BEFORE the PENDING bit: a running trigger_work may clear
+    // its bit and drop its reference without exp_lock. Any item seen pending
+    // afterwards got its reference from first_qp under exp_lock, i.e. before
+    // this call took the lock, so the count read first includes it: the
+    // lower bound is sound while other threads run.
+    const int refs = qp->refcount.load(std::memory_order_acquire);
     const bool pending = work_pending(&priv->tid_rdma.trigger_work);
     const int expected = options.base_refs + (queued ? 1 : 0) + (pending ? 1 : 0);
-    const int refs = qp->refcount.load(std::memory_order_acquire);
     if (refs < expected) {
       c->Add("W3", Severity::kViolation,
              "qp %u holds %d reference(s), fewer than the %d owned (base %d, queued %d, "
