@@ -1,6 +1,9 @@
 // core/callers.cc: see callers.h.
 #include "core/callers.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "core/bitops.h"
 #include "core/tid_rdma.h"
 #include "lockcheck/lockdep.h"
@@ -93,6 +96,11 @@ int caller_reserve_flow(hfi1_ctxtdata* rcd, int last) {
 }
 
 void caller_release_flow(hfi1_ctxtdata* rcd, int idx) {
+  if (idx < 0 || idx >= BITS_PER_LONG) {
+    // clear_bit beyond the word is memory corruption in the kernel too.
+    std::fprintf(stderr, "caller_release_flow: index %d outside flow_mask\n", idx);
+    std::abort();
+  }
   unsigned long flags;
   spin_lock_irqsave(&rcd->exp_lock, flags);
   clear_bit(idx, &rcd->flow_mask);

@@ -23,7 +23,8 @@
 //                                qpriv->resync), under s_lock
 //   caller_reserve_flow(rcd, l)  a bare reservation: exp_lock (irq) ->
 //                                kern_reserve_flow (no QP owns the result)
-//   caller_release_flow(rcd, i)  its release: exp_lock (irq) -> clear_bit
+//   caller_release_flow(rcd, i)  its release: exp_lock (irq) -> clear_bit;
+//                                i outside 0..63 aborts (not a word bit)
 // The rarr_* functions model only the wait-queue half of the RcvArray (TID)
 // allocator; TID groups are outside this model's scope.
 #ifndef FLOWCHECK_CORE_CALLERS_H_
