@@ -1,0 +1,50 @@
+// core/hfi1_constants.h: the hfi1 constants the flow layer uses, with the
+// kernel's names and values (spec section 1; chip.h, common.h, chip_registers.h,
+// tid_rdma.h, verbs.h). Plain constexpr values: no behaviour lives here.
+#ifndef FLOWCHECK_CORE_HFI1_CONSTANTS_H_
+#define FLOWCHECK_CORE_HFI1_CONSTANTS_H_
+
+#include <cerrno>
+#include <cstdint>
+
+// The kernel's fixed-width integer names (linux/types.h).
+using u8 = uint8_t;
+using u16 = uint16_t;
+using u32 = uint32_t;
+using u64 = uint64_t;
+
+// chip.h: hardware TID flows per receive context. Also the "no flow" value of
+// tid_flow_state.index and the "don't care" value of kern_reserve_flow's last.
+inline constexpr int RXE_NUM_TID_FLOWS = 32;
+
+// common.h: the low 11 PSN bits carry the flow sequence, the next 20 the
+// generation.
+inline constexpr u32 HFI1_KDETH_BTH_SEQ_SHIFT = 11;
+inline constexpr u32 HFI1_KDETH_BTH_SEQ_MASK = 0x7FF;
+inline constexpr u32 MAX_TID_FLOW_PSN = 1u << HFI1_KDETH_BTH_SEQ_SHIFT;  // 2048
+
+// tid_rdma.h / hfi.h: 20-bit flow generations; the all-ones value is reserved
+// ("unused flow" for kernel contexts, "no generation" in tid_flow_state).
+inline constexpr u32 GENERATION_MASK = 0xFFFFF;
+inline constexpr u32 KERN_GENERATION_RESERVED = GENERATION_MASK;
+
+// verbs.h: 31-bit PSNs.
+inline constexpr u32 PSN_MASK = 0x7FFFFFFF;
+inline u32 mask_psn(u32 a) { return a & PSN_MASK; }
+
+// chip_registers.h: RcvTIDFlowTable, one 64-bit register per flow at
+// RCV_TID_FLOW_TABLE + 8 * flow_idx in the context's user CSR window.
+// chip_registers.h has RXE + 0x300800; the block base does not matter here,
+// the model only decodes the flow index from the offset.
+inline constexpr u32 RCV_TID_FLOW_TABLE = 0x300800;
+inline constexpr u64 RCV_TID_FLOW_TABLE_CTRL_FLOW_VALID_SMASK = 1ull << 32;
+inline constexpr u64 RCV_TID_FLOW_TABLE_CTRL_HDR_SUPP_EN_SMASK = 1ull << 33;
+inline constexpr u64 RCV_TID_FLOW_TABLE_CTRL_KEEP_AFTER_SEQ_ERR_SMASK = 1ull << 34;
+inline constexpr u64 RCV_TID_FLOW_TABLE_CTRL_KEEP_ON_GEN_ERR_SMASK = 1ull << 35;
+inline constexpr u64 RCV_TID_FLOW_TABLE_STATUS_SEQ_MISMATCH_SMASK = 1ull << 37;
+inline constexpr u64 RCV_TID_FLOW_TABLE_STATUS_GEN_MISMATCH_SMASK = 1ull << 38;
+
+// verbs.h: qp->s_flags bit "waiting on a TID queue (flow or RcvArray)".
+inline constexpr u32 HFI1_S_WAIT_TID_SPACE = 0x10000000;
+
+#endif  // FLOWCHECK_CORE_HFI1_CONSTANTS_H_

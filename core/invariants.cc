@@ -1,0 +1,85 @@
+// core/invariants.cc: CheckInvariants and CheckFlowBitmap (see invariants.h).
+#include "core/invariants.h"
+
+#include "core/invariants_internal.h"
+#include "lockcheck/lockdep.h"
+
+namespace flowcheck {
+
+const char* SeverityName(Severity s) {
+  return s == Severity::kViolation ? "violation" : "upstream divergence";
+}
+
+std::string InvariantViolation::ToString() const {
+  return id + " " + SeverityName(severity) + ": " + detail;
+}
+
+namespace {
+
+// A QP of another context is a caller error: its state says nothing about
+// `rcd`, and checking it would produce misleading findings.
+std::vector<rvt_qp*> OwnQps(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
+                            internal::Collector* c) {
+  std::vector<rvt_qp*> own;
+  for (rvt_qp* qp : qps) {
+    if (qp->priv->rcd == &rcd) {
+      own.push_back(qp);
+    } else {
+      c->Add("ARG", Severity::kViolation,
+             "qp %u is mapped to context %u, not %u: not checked", qp->qp_num,
+             qp->priv->rcd->ctxt, rcd.ctxt);
+    }
+  }
+  return own;
+}
+
+}  // namespace
+
+std::vector<InvariantViolation> CheckInvariants(const hfi1_ctxtdata& rcd,
+                                                absl::Span<rvt_qp* const> qps,
+                                                const CheckOptions& options) {
+  lockdep_assert_held(&rcd.exp_lock);
+  std::vector<InvariantViolation> out;
+  internal::Collector c(&out);
+  std::vector<rvt_qp*> own = OwnQps(rcd, qps, &c);
+  internal::CheckFlows(rcd, own, options, /*bitmap_only=*/false, &c);
+  internal::CheckWaitQueues(rcd, own, options, &c);
+  return out;
+}
+
+std::vector<InvariantViolation> CheckFlowBitmap(const hfi1_ctxtdata& rcd,
+                                                absl::Span<rvt_qp* const> qps,
+                                                unsigned long harness_reserved_flows) {
+  lockdep_assert_held(&rcd.exp_lock);
+  std::vector<InvariantViolation> out;
+  internal::Collector c(&out);
+  CheckOptions options;
+  options.harness_reserved_flows = harness_reserved_flows;
+  std::vector<rvt_qp*> own = OwnQps(rcd, qps, &c);
+  internal::CheckFlows(rcd, own, options, /*bitmap_only=*/true, &c);
+  return out;
+}
+
+bool HasSeverity(const std::vector<InvariantViolation>& v, Severity s) {
+  for (const InvariantViolation& x : v) {
+    if (x.severity == s) return true;
+  }
+  return false;
+}
+
+std::vector<InvariantViolation> OnlySeverity(const std::vector<InvariantViolation>& v,
+                                             Severity s) {
+  std::vector<InvariantViolation> out;
+  for (const InvariantViolation& x : v) {
+    if (x.severity == s) out.push_back(x);
+  }
+  return out;
+}
+
+std::string FormatViolations(const std::vector<InvariantViolation>& v) {
+  std::string s;
+  for (const InvariantViolation& x : v) s += x.ToString() + "\n";
+  return s;
+}
+
+}  // namespace flowcheck

@@ -1,0 +1,100 @@
+// core/invariants.h: the spec's section 9.1 and 9.2 invariants (F1-F6,
+// W1-W6) over one receive context and its QPs.
+//
+//   flowcheck::CheckOptions options;
+//   options.quiescent = true;               // all threads joined, queue drained
+//   spin_lock_irqsave(&rcd->exp_lock, flags);
+//   std::vector<flowcheck::InvariantViolation> v =
+//       flowcheck::CheckInvariants(*rcd, qps, options);
+//   spin_unlock_irqrestore(&rcd->exp_lock, flags);
+//   for (const auto& x : v) if (x.severity == Severity::kViolation) ...
+//
+// Returns EVERY violated invariant, never aborts, never changes the model.
+//
+// Severity. kViolation: a rule the kernel keeps is broken, i.e. a bug (in the
+// driver logic as modelled, or injected). kUpstreamDivergence: the kernel
+// itself breaks the rule; these are the spec's hazards, reported as findings
+// and never fixed in the model: [R-1] (W5: a dequeue charged to the wrong
+// queue), [R-7] (F2/F4: a random initial generation equal to RESERVED) and
+// [R-3] (F2: a RESYNC that programs RESERVED). The model's audit
+// (hfi1_flow_audit) tells such a kernel quirk apart from a real bug: a W5
+// drift not explained by recorded mischarges is a kViolation.
+//
+// What the caller must guarantee:
+//  * it holds rcd.exp_lock (compile time and run time), and NOT any QP's
+//    s_lock it did not already hold legitimately (s_lock must never be taken
+//    under exp_lock; the checker takes no lock);
+//  * `qps` holds every QP mapped to `rcd` that is alive, and each stays alive
+//    during the call;
+//  * for CheckOptions::quiescent: the whole model is at rest, i.e. no other
+//    thread runs flow-layer code for these QPs or a work item of theirs, and
+//    every thread that did is ordered before this call (joined, parked on a
+//    barrier, or the work queue drained). Only then are the s_lock-protected
+//    fields read (s_flags for W2) and W3 checked exactly.
+// Without `quiescent` the checker reads only what exp_lock and atomics
+// protect, so it is safe from any thread at any time while holding exp_lock:
+// flow_mask, flows[], the queues, the registers, each QP's flow_state,
+// tid_wait, tid_enqueue (all written only under exp_lock), refcounts and work
+// PENDING bits (atomic; W3 is then checked as a lower bound).
+#ifndef FLOWCHECK_CORE_INVARIANTS_H_
+#define FLOWCHECK_CORE_INVARIANTS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/types/span.h"
+#include "core/hfi1.h"
+#include "core/qp.h"
+
+namespace flowcheck {
+
+enum class Severity {
+  kViolation,           // the kernel keeps this rule: a bug
+  kUpstreamDivergence,  // the kernel breaks it too: a known hazard ([R-n])
+};
+
+const char* SeverityName(Severity s);  // "violation", "upstream divergence"
+
+struct InvariantViolation {
+  std::string id;      // "F1".."F6", "W1".."W6"; "ARG" for a caller error
+  Severity severity;
+  std::string detail;  // names the flows and QPs involved
+  // "F1 violation: flow 3 is owned by qp 1 and qp 2"
+  std::string ToString() const;
+};
+
+struct CheckOptions {
+  // The model is at rest (see the contract above).
+  bool quiescent = false;
+  // Flows reserved by the harness itself through kern_reserve_flow (no QP
+  // owns them); F1 counts them as owned, F2/F3 skip their registers.
+  unsigned long harness_reserved_flows = 0;
+  // References a QP holds outside the flow layer (the QP table's: 1). W3
+  // expects refcount == base_refs + [queued] + [trigger_work pending] at rest.
+  int base_refs = 1;
+};
+
+// All of F1-F6 and W1-W6. See the contract above.
+std::vector<InvariantViolation> CheckInvariants(const hfi1_ctxtdata& rcd,
+                                                absl::Span<rvt_qp* const> qps,
+                                                const CheckOptions& options = {})
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);
+
+// The cheap check for after every operation: F1 only (bits above 31 clear;
+// each reserved flow owned by exactly one QP, or by the harness; no QP claims
+// a free flow). O(32 + qps), reads only exp_lock-protected state.
+std::vector<InvariantViolation> CheckFlowBitmap(const hfi1_ctxtdata& rcd,
+                                                absl::Span<rvt_qp* const> qps,
+                                                unsigned long harness_reserved_flows = 0)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);
+
+// Helpers for callers.
+bool HasSeverity(const std::vector<InvariantViolation>& v, Severity s);
+std::vector<InvariantViolation> OnlySeverity(const std::vector<InvariantViolation>& v,
+                                             Severity s);
+std::string FormatViolations(const std::vector<InvariantViolation>& v);
+
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_CORE_INVARIANTS_H_

@@ -1,0 +1,166 @@
+// core/invariants_flow.cc: F1-F6 (spec 9.1), hardware flows and generations.
+// The expected register values and the generation arithmetic are written out
+// here from the spec, not taken from the model, so the two can disagree.
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "core/invariants_internal.h"
+#include "lockcheck/lockdep.h"
+
+namespace flowcheck {
+namespace internal {
+namespace {
+
+constexpr int kFlows = 32;
+constexpr u32 kReserved = 0xFFFFF;
+// Spec 4.4: an active flow's register is 0x6F00000000 | gen << 11, a released
+// one (RESERVED, no header suppression) is 0x6D7FFFF800.
+constexpr u64 kActiveBits = 0x6F00000000ull;
+constexpr u64 kReservedBits = 0x6D00000000ull;
+u64 RegisterFor(u32 gen) {
+  return (gen == kReserved ? kReservedBits : kActiveBits) | (static_cast<u64>(gen) << 11);
+}
+
+// The fields of a QP the flow checks read, all written under exp_lock.
+struct QpFlow {
+  const rvt_qp* qp;
+  u32 index, generation, psn, resync_saved;
+};
+
+}  // namespace
+
+void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
+                const CheckOptions& options, bool bitmap_only, Collector* c) {
+  const unsigned long mask = rcd.flow_mask;
+  const unsigned long harness = options.harness_reserved_flows;
+
+  std::vector<QpFlow> owners[kFlows];
+  std::vector<QpFlow> flowless;
+  for (const rvt_qp* qp : qps) {
+    const tid_flow_state& fs = qp->priv->flow_state;
+    QpFlow q{qp, fs.index, fs.generation, fs.psn, qp->priv->model_resync_saved_gen};
+    if (q.index < kFlows) {
+      owners[q.index].push_back(q);
+    } else if (q.index == kFlows) {
+      flowless.push_back(q);
+    } else {
+      c->Add("F1", Severity::kViolation,
+             "qp %u: flow_state.index %u is neither a flow (0..31) nor 32 (none)",
+             qp->qp_num, q.index);
+    }
+  }
+
+  // F1: bitmap <-> owners.
+  if ((mask >> kFlows) != 0) {
+    c->Add("F1", Severity::kViolation, "flow_mask 0x%x has bits above 31 set", mask);
+  }
+  for (int i = 0; i < kFlows; ++i) {
+    const bool reserved = ((mask >> i) & 1) != 0;
+    const bool by_harness = ((harness >> i) & 1) != 0;
+    const std::vector<QpFlow>& o = owners[i];
+    const size_t claims = o.size() + (by_harness ? 1 : 0);
+    if (reserved && claims == 0) {
+      c->Add("F1", Severity::kViolation,
+             "flow %d is reserved in flow_mask but no QP owns it (leaked)", i);
+    } else if (claims > 1) {
+      std::string who;
+      for (const QpFlow& q : o) who += absl::StrFormat("%sqp %u", who.empty() ? "" : ", ", q.qp->qp_num);
+      if (by_harness) who += ", the harness";
+      c->Add("F1", Severity::kViolation, "flow %d is owned %u times: %s (handed out twice)", i,
+             claims, who);
+    }
+    if (!reserved) {
+      for (const QpFlow& q : o) {
+        c->Add("F1", Severity::kViolation,
+               "flow %d is free in flow_mask but qp %u's flow_state.index says it owns it", i,
+               q.qp->qp_num);
+      }
+      if (by_harness) {
+        c->Add("F1", Severity::kViolation,
+               "flow %d is free in flow_mask but the harness says it reserved it", i);
+      }
+    }
+  }
+  if (bitmap_only) return;
+
+  for (int i = 0; i < kFlows; ++i) {
+    const u32 flow_gen = rcd.flows[i].generation;
+    const u64 reg = rcd.rcv_tid_flow_table[i].load(std::memory_order_relaxed);
+    const bool reserved = ((mask >> i) & 1) != 0;
+    const auto& clr = rcd.audit.clear[i];
+
+    // F2: an owner's generation matches the flow's and the register.
+    for (const QpFlow& q : owners[i]) {
+      if (q.generation != flow_gen) {
+        c->Add("F2", Severity::kViolation,
+               "qp %u owns flow %d with generation 0x%x but the flow's is 0x%x", q.qp->qp_num, i,
+               q.generation, flow_gen);
+      }
+      if (q.generation == kReserved) {
+        c->Add("F2", Severity::kUpstreamDivergence,
+               "[R-7]/[R-3] qp %u owns flow %d with the RESERVED generation 0xfffff: header "
+               "suppression is off and flow_state.generation reads as \"none\"",
+               q.qp->qp_num, i);
+      }
+      if (reg != RegisterFor(q.generation)) {
+        c->Add("F2", Severity::kViolation,
+               "flow %d (owned by qp %u, generation 0x%x): register 0x%x, expected 0x%x", i,
+               q.qp->qp_num, q.generation, reg, RegisterFor(q.generation));
+      }
+    }
+    // F3: a free flow's register is released (RESERVED, no suppression).
+    if (!reserved && reg != RegisterFor(kReserved)) {
+      c->Add("F3", Severity::kViolation, "free flow %d: register 0x%x, expected 0x%x", i, reg,
+             RegisterFor(kReserved));
+    }
+    // F4: every release advanced the generation to next(old), never RESERVED.
+    if (clr.clears > 0 && clr.new_gen != ExpectedNextGeneration(clr.old_gen)) {
+      c->Add("F4", Severity::kViolation,
+             "flow %d: release #%u moved the generation 0x%x -> 0x%x, expected 0x%x", i,
+             clr.clears, clr.old_gen, clr.new_gen, ExpectedNextGeneration(clr.old_gen));
+    }
+    if (flow_gen > kReserved) {
+      c->Add("F4", Severity::kViolation, "flow %d: generation 0x%x is wider than 20 bits", i,
+             flow_gen);
+    } else if (flow_gen == kReserved && owners[i].empty()) {
+      if (clr.clears == 0) {
+        c->Add("F4", Severity::kUpstreamDivergence,
+               "[R-7] flow %d starts with the RESERVED generation 0xfffff "
+               "(hfi1_kern_init_ctxt_generations does not filter its random value)",
+               i);
+      } else {
+        c->Add("F4", Severity::kViolation,
+               "flow %d: generation is RESERVED after %u release(s); next() never yields it", i,
+               clr.clears);
+      }
+    }
+  }
+
+  // F5: the PSN budget; F6: the no-flow state.
+  for (int i = 0; i < kFlows; ++i) {
+    for (const QpFlow& q : owners[i]) {
+      if (q.psn > 2047) {
+        c->Add("F5", Severity::kViolation, "qp %u (flow %d): flow_state.psn %u > 2047",
+               q.qp->qp_num, i, q.psn);
+      }
+    }
+  }
+  for (const QpFlow& q : flowless) {
+    if (q.psn != 0) {
+      c->Add("F6", Severity::kViolation, "qp %u owns no flow but flow_state.psn is %u",
+             q.qp->qp_num, q.psn);
+    }
+    if (q.generation > kReserved) {
+      c->Add("F6", Severity::kViolation,
+             "qp %u owns no flow and its saved generation 0x%x is wider than 20 bits",
+             q.qp->qp_num, q.generation);
+    } else if (q.generation != kReserved && q.generation != q.resync_saved) {
+      c->Add("F6", Severity::kViolation,
+             "qp %u owns no flow but keeps generation 0x%x, which no RESYNC saved",
+             q.qp->qp_num, q.generation);
+    }
+  }
+}
+
+}  // namespace internal
+}  // namespace flowcheck

@@ -1,0 +1,50 @@
+// core/invariants_internal.h: shared by invariants_flow.cc and
+// invariants_wait.cc; not part of the API.
+#ifndef FLOWCHECK_CORE_INVARIANTS_INTERNAL_H_
+#define FLOWCHECK_CORE_INVARIANTS_INTERNAL_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/types/span.h"
+#include "core/hfi1.h"
+#include "core/invariants.h"
+#include "core/qp.h"
+
+namespace flowcheck {
+namespace internal {
+
+class Collector {
+ public:
+  explicit Collector(std::vector<InvariantViolation>* out) : out_(out) {}
+  template <typename... Args>
+  void Add(const char* id, Severity s, const absl::FormatSpec<Args...>& fmt,
+           const Args&... args) {
+    out_->push_back(InvariantViolation{id, s, absl::StrFormat(fmt, args...)});
+  }
+
+ private:
+  std::vector<InvariantViolation>* out_;
+};
+
+// F1-F6 (invariants_flow.cc). Reads only exp_lock-protected state.
+void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
+                const CheckOptions& options, bool bitmap_only, Collector* c)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);
+
+// W1-W6 (invariants_wait.cc). Reads s_flags only when options.quiescent.
+void CheckWaitQueues(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
+                     const CheckOptions& options, Collector* c)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);
+
+// The checker's own generation arithmetic (independent of the model's).
+inline u32 ExpectedNextGeneration(u32 g) {
+  u32 n = (g + 1) & 0xFFFFFu;
+  return n == 0xFFFFFu ? 0 : n;
+}
+
+}  // namespace internal
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_CORE_INVARIANTS_INTERNAL_H_

@@ -1,0 +1,176 @@
+// core/invariants_wait.cc: W1-W6 (spec 9.2), the TID wait queues.
+#include <unordered_map>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "core/invariants_internal.h"
+#include "core/workqueue.h"
+#include "lockcheck/lockdep.h"
+
+namespace flowcheck {
+namespace internal {
+namespace {
+
+struct QueueWalk {
+  const char* name;
+  const tid_queue* queue;
+  std::vector<const rvt_qp*> order;  // head first
+};
+
+// Walks `q` without trusting it: every node must be a known QP's tid_wait,
+// links must agree both ways, and the walk is bounded (a cycle is reported,
+// not followed forever).
+QueueWalk Walk(const char* name, const tid_queue& q,
+               const std::unordered_map<const list_head*, const rvt_qp*>& known,
+               Collector* c) {
+  QueueWalk w{name, &q, {}};
+  const list_head* head = &q.queue_head;
+  const list_head* prev = head;
+  for (const list_head* p = head->next; p != head; prev = p, p = p->next) {
+    auto it = known.find(p);
+    if (it == known.end()) {
+      c->Add("W1", Severity::kViolation,
+             "%s holds node %p that is no listed QP's tid_wait (a QP missing from the "
+             "argument, or a corrupted list); walk stopped",
+             name, static_cast<const void*>(p));
+      return w;
+    }
+    if (p->prev != prev) {
+      c->Add("W1", Severity::kViolation, "%s: qp %u's tid_wait.prev does not point back",
+             name, it->second->qp_num);
+    }
+    if (w.order.size() > known.size()) {
+      c->Add("W1", Severity::kViolation, "%s is longer than the number of QPs (a cycle)",
+             name);
+      return w;
+    }
+    w.order.push_back(it->second);
+  }
+  if (head->prev != prev) {
+    c->Add("W1", Severity::kViolation, "%s: queue_head.prev does not point at the tail",
+           name);
+  }
+  return w;
+}
+
+// s_flags is guarded by s_lock; the checker reads it only at rest.
+u32 SFlagsAtRest(const rvt_qp* qp) ABSL_NO_THREAD_SAFETY_ANALYSIS { return qp->s_flags; }
+
+}  // namespace
+
+void CheckWaitQueues(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
+                     const CheckOptions& options, Collector* c) {
+  std::unordered_map<const list_head*, const rvt_qp*> known;
+  for (const rvt_qp* qp : qps) known[&qp->priv->tid_wait] = qp;
+
+  QueueWalk walks[2] = {Walk("flow_queue", rcd.flow_queue, known, c),
+                        Walk("rarr_queue", rcd.rarr_queue, known, c)};
+  std::unordered_map<const rvt_qp*, int> on_flow, on_rarr;
+  for (const rvt_qp* qp : walks[0].order) ++on_flow[qp];
+  for (const rvt_qp* qp : walks[1].order) ++on_rarr[qp];
+
+  for (const rvt_qp* qp : qps) {
+    const hfi1_qp_priv* priv = qp->priv;
+    const int f = on_flow.count(qp) ? on_flow[qp] : 0;
+    const int r = on_rarr.count(qp) ? on_rarr[qp] : 0;
+    const bool queued = f + r > 0;
+    // W1: one node, at most one list, at most once.
+    if (f + r > 1) {
+      c->Add("W1", Severity::kViolation,
+             "qp %u's tid_wait is on flow_queue %d time(s) and rarr_queue %d time(s)",
+             qp->qp_num, f, r);
+    }
+    if (!queued && !list_empty(&priv->tid_wait)) {
+      c->Add("W1", Severity::kViolation,
+             "qp %u's tid_wait is linked but on neither queue", qp->qp_num);
+    }
+    // W2: queued => flagged (at rest only: _tid_rdma_flush_wait clears the
+    // flag before it takes exp_lock to unlink).
+    if (options.quiescent && queued && !(SFlagsAtRest(qp) & HFI1_S_WAIT_TID_SPACE)) {
+      c->Add("W2", Severity::kViolation,
+             "qp %u is on %s without HFI1_S_WAIT_TID_SPACE in s_flags", qp->qp_num,
+             f ? "flow_queue" : "rarr_queue");
+    }
+    // W3: references. The queue owns one, a pending trigger_work owns one.
+    // Read the count BEFORE the PENDING bit: a running trigger_work may clear
+    // its bit and drop its reference without exp_lock. Any item seen pending
+    // afterwards got its reference from first_qp under exp_lock, i.e. before
+    // this call took the lock, so the count read first includes it: the
+    // lower bound is sound while other threads run.
+    const int refs = qp->refcount.load(std::memory_order_acquire);
+    const bool pending = work_pending(&priv->tid_rdma.trigger_work);
+    const int expected = options.base_refs + (queued ? 1 : 0) + (pending ? 1 : 0);
+    if (refs < expected) {
+      c->Add("W3", Severity::kViolation,
+             "qp %u holds %d reference(s), fewer than the %d owned (base %d, queued %d, "
+             "trigger_work pending %d): a reference was dropped twice",
+             qp->qp_num, refs, expected, options.base_refs, queued, pending);
+    } else if (options.quiescent && refs > expected) {
+      c->Add("W3", Severity::kViolation,
+             "qp %u holds %d reference(s) at rest, %d expected (base %d, queued %d, "
+             "trigger_work pending %d): a reference leaked",
+             qp->qp_num, refs, expected, options.base_refs, queued, pending);
+    }
+    // W4 (state part): a QP waiting for a flow does not own one.
+    if (f > 0 && priv->flow_state.index < RXE_NUM_TID_FLOWS) {
+      c->Add("W4", Severity::kViolation, "qp %u waits on flow_queue while owning flow %u",
+             qp->qp_num, priv->flow_state.index);
+    }
+  }
+
+  // W4 (transition part): the audit of every grant since context creation.
+  if (rcd.audit.out_of_order_grants > 0) {
+    c->Add("W4", Severity::kViolation,
+           "%u of %u flow grant(s) went to a QP that was not the head of a non-empty "
+           "flow_queue; last: qp %u was granted while qp %u was the head",
+           rcd.audit.out_of_order_grants, rcd.audit.grants, rcd.audit.last_out_of_order_qpn,
+           rcd.audit.last_out_of_order_head_qpn);
+  }
+
+  const int drifts[2] = {rcd.audit.flow_queue_drift, rcd.audit.rarr_queue_drift};
+  for (int k = 0; k < 2; ++k) {
+    const QueueWalk& w = walks[k];
+    // W5: enqueue - dequeue == length, unless removals were charged to the
+    // wrong queue ([R-1], recorded by the audit).
+    const u32 len = static_cast<u32>(w.order.size());
+    const u32 gap = w.queue->enqueue - w.queue->dequeue - len;
+    const u32 explained = static_cast<u32>(drifts[k]);
+    if (gap != 0 && gap == explained) {
+      c->Add("W5", Severity::kUpstreamDivergence,
+             "[R-1] %s: enqueue %u - dequeue %u = %d but %u queued; the drift %d comes from "
+             "%u removal(s) charged to the wrong queue (position_in_queue and RNR timeouts "
+             "drift with it)",
+             w.name, w.queue->enqueue, w.queue->dequeue,
+             static_cast<int>(w.queue->enqueue - w.queue->dequeue), len, drifts[k],
+             rcd.audit.mischarged_removals);
+    } else if (gap != explained) {
+      c->Add("W5", Severity::kViolation,
+             "%s: enqueue %u - dequeue %u = %d but %u queued; %d of that is explained by "
+             "[R-1] mischarges, %d is not",
+             w.name, w.queue->enqueue, w.queue->dequeue,
+             static_cast<int>(w.queue->enqueue - w.queue->dequeue), len, drifts[k],
+             static_cast<int>(gap - explained));
+    }
+    // W6: tid_enqueue strictly increasing along the queue (mod 2^32), and
+    // never ahead of the queue's counter.
+    for (size_t i = 0; i + 1 < w.order.size(); ++i) {
+      const u32 a = w.order[i]->priv->tid_enqueue, b = w.order[i + 1]->priv->tid_enqueue;
+      if (static_cast<int32_t>(b - a) <= 0) {
+        c->Add("W6", Severity::kViolation,
+               "%s: qp %u (tid_enqueue %u) is queued behind qp %u (tid_enqueue %u)", w.name,
+               w.order[i + 1]->qp_num, b, w.order[i]->qp_num, a);
+      }
+    }
+    if (!w.order.empty()) {
+      const u32 last = w.order.back()->priv->tid_enqueue;
+      if (static_cast<int32_t>(w.queue->enqueue - last) < 0) {
+        c->Add("W6", Severity::kViolation,
+               "%s: tail qp %u has tid_enqueue %u, ahead of the queue's enqueue %u", w.name,
+               w.order.back()->qp_num, last, w.queue->enqueue);
+      }
+    }
+  }
+}
+
+}  // namespace internal
+}  // namespace flowcheck

@@ -1,0 +1,246 @@
+// core/oracle/flow_oracle.cc: see flow_oracle.h. Each operation says which
+// kernel behaviour (spec section) it stands for.
+#include "core/oracle/flow_oracle.h"
+
+#include <algorithm>
+
+namespace flowcheck {
+namespace oracle {
+
+const char* QueueName(Queue q) {
+  switch (q) {
+    case Queue::kNone: return "none";
+    case Queue::kFlow: return "flow_queue";
+    case Queue::kRarr: return "rarr_queue";
+  }
+  return "?";
+}
+
+const char* WorkKindName(WorkKind k) {
+  return k == WorkKind::kTrigger ? "trigger_work" : "send_work";
+}
+
+FlowOracle::FlowOracle(const std::array<uint32_t, kNumFlows>& initial_generations,
+                       const std::vector<uint32_t>& qpns) {
+  for (uint32_t qpn : qpns) {
+    QpState q;
+    q.qpn = qpn;
+    qps_.push_back(q);
+  }
+  for (int i = 0; i < kNumFlows; ++i) {
+    owner_[i] = kFree;
+    generation_[i] = initial_generations[i];
+    reg_[i] = RegisterValue(kReservedGeneration);  // 4.7: released at init
+  }
+}
+
+uint64_t FlowOracle::RegisterValue(uint32_t gen) {
+  // 4.4: 0x6F00000000 | gen << 11, without header suppression (bit 33) when
+  // the generation is RESERVED.
+  uint64_t reg = 0x6F00000000ull | (static_cast<uint64_t>(gen) << 11);
+  if (gen == kReservedGeneration) reg &= ~(1ull << 33);
+  return reg;
+}
+
+uint32_t FlowOracle::NextGeneration(uint32_t gen) {
+  uint32_t next = (gen + 1) % 0x100000;  // 20 bits
+  if (next == kReservedGeneration) next = 0;
+  return next;
+}
+
+unsigned long FlowOracle::harness_flows() const {
+  unsigned long m = 0;
+  for (int i = 0; i < kNumFlows; ++i) {
+    if (owner_[i] == kHarness) m |= 1UL << i;
+  }
+  return m;
+}
+
+int FlowOracle::PickFlow(int last) const {
+  // 4.3: the preferred flow if it is a flow index and free, else the lowest.
+  if (last >= 0 && last < kNumFlows && owner_[last] == kFree) return last;
+  for (int i = 0; i < kNumFlows; ++i) {
+    if (owner_[i] == kFree) return i;
+  }
+  return -1;
+}
+
+void FlowOracle::Enqueue(Queue which, int qp) {
+  // 5.3: only a QP on no list is queued; otherwise nothing changes.
+  QpState& q = qps_[qp];
+  if (q.on != Queue::kNone) return;
+  QueueState& queue = QueueOf(which);
+  q.waiting = true;
+  q.on = which;
+  queue.members.push_back(qp);
+  q.tid_enqueue = ++queue.enqueue;
+  ++n_tidwait_;
+  ++q.refs;
+}
+
+void FlowOracle::Remove(Queue charged, int qp) {
+  // 5.4 / 5.9: leaves whichever list it is on; `charged` pays ([R-1]).
+  QpState& q = qps_[qp];
+  if (q.on == Queue::kNone) return;
+  std::deque<int>& m = QueueOf(q.on).members;
+  m.erase(std::find(m.begin(), m.end(), qp));
+  q.on = Queue::kNone;
+  q.waiting = false;
+  ++QueueOf(charged).dequeue;
+  --q.refs;
+}
+
+void FlowOracle::WakeByWork(int qp) {
+  // 5.1 + 5.7: a new reference goes to the work item, or is dropped when the
+  // item is already pending (which already owns one).
+  if (qp < 0) return;
+  QpState& q = qps_[qp];
+  if (q.trigger_pending) return;  // +1 then -1
+  ++q.refs;
+  q.trigger_pending = true;
+  work_.push_back({qp, WorkKind::kTrigger});
+}
+
+void FlowOracle::ScheduleSend(int qp) {
+  QpState& q = qps_[qp];
+  if (q.send_pending) return;
+  q.send_pending = true;
+  work_.push_back({qp, WorkKind::kSend});
+}
+
+void FlowOracle::DoSend(int qp) {
+  QpState& q = qps_[qp];
+  ++q.send_engine_runs;
+  if (!q.wants_flow) return;
+  if (SetupHwFlow(qp) == 0) {
+    q.wants_flow = false;
+    ++q.flows_granted;
+  }
+}
+
+int FlowOracle::SetupHwFlow(int qp) {
+  QpState& q = qps_[qp];
+  // 4.8 step 1: already owns a flow.
+  if (q.flow != kNoFlow) return 0;
+  // 5.2: strict FIFO; only the flagged head, or anyone when nobody waits.
+  const int head = Head(Queue::kFlow);
+  const bool may_allocate = head == -1 || (head == qp && q.waiting);
+  const int flow = may_allocate ? PickFlow(q.last) : -1;
+  if (flow < 0) {
+    Enqueue(Queue::kFlow, qp);
+    return kEagain;
+  }
+  // Steps 5-8.
+  owner_[flow] = qp;
+  q.flow = flow;
+  q.last = flow;
+  if (q.generation != kReservedGeneration) generation_[flow] = q.generation;  // RESYNC
+  q.generation = generation_[flow];
+  reg_[flow] = RegisterValue(q.generation);
+  q.psn = 0;
+  // Steps 9-10: leave the queue, wake the new head.
+  Remove(Queue::kFlow, qp);
+  WakeByWork(Head(Queue::kFlow));
+  return 0;
+}
+
+void FlowOracle::ClearHwFlow(int qp) {
+  QpState& q = qps_[qp];
+  // 4.9.
+  if (q.flow >= kNumFlows) return;
+  const int flow = q.flow;
+  generation_[flow] = NextGeneration(generation_[flow]);
+  reg_[flow] = RegisterValue(kReservedGeneration);
+  owner_[flow] = kFree;
+  q.flow = kNoFlow;
+  q.psn = 0;
+  q.generation = kReservedGeneration;
+  const int head = Head(Queue::kFlow);
+  if (head == qp) {
+    if (q.waiting) ScheduleSend(qp);  // __trigger_tid_waiter
+  } else {
+    WakeByWork(head);
+  }
+}
+
+void FlowOracle::FlushWait(int qp) {
+  // 5.9: flow_queue first, then rarr_queue; the first call removes the QP
+  // from whichever list it is on and charges flow_queue ([R-1]).
+  qps_[qp].waiting = false;
+  Remove(Queue::kFlow, qp);
+  qps_[qp].waiting = false;
+  Remove(Queue::kRarr, qp);
+}
+
+void FlowOracle::RarrWait(int qp) { Enqueue(Queue::kRarr, qp); }
+
+void FlowOracle::RarrGrant(int qp) {
+  Remove(Queue::kRarr, qp);
+  WakeByWork(Head(Queue::kRarr));
+}
+
+void FlowOracle::RarrRelease(int qp) {
+  const int head = Head(Queue::kRarr);
+  if (head == qp) {
+    if (qps_[qp].waiting) ScheduleSend(qp);
+  } else {
+    WakeByWork(head);
+  }
+}
+
+void FlowOracle::SetWantsFlow(int qp, bool wants_flow) { qps_[qp].wants_flow = wants_flow; }
+
+bool FlowOracle::Resync(int qp, uint32_t psn) {
+  // 4.10, RESYNC receive, steps 1-6.
+  QpState& q = qps_[qp];
+  const uint32_t generation = ((psn + 1) & 0x7FFFFFFF) >> 11;
+  const uint32_t expected =
+      q.generation == kReservedGeneration ? generation : NextGeneration(q.generation);
+  const uint32_t before_expected = (expected + 0xFFFFF) & 0xFFFFF;  // expected - 1, 20 bits
+  if (generation != expected && generation != before_expected) return false;
+  if (q.resync) return false;
+  if (q.flow == kNoFlow) {
+    q.generation = generation;
+  } else {
+    generation_[q.flow] = generation;
+    q.generation = generation;
+    reg_[q.flow] = RegisterValue(generation);
+  }
+  q.psn = 0;
+  q.resync = true;
+  return true;
+}
+
+void FlowOracle::ClearResync(int qp) { qps_[qp].resync = false; }
+
+int FlowOracle::ReserveFlow(int last) {
+  const int flow = PickFlow(last);
+  if (flow < 0) return kEagain;
+  owner_[flow] = kHarness;
+  return flow;
+}
+
+void FlowOracle::ReleaseFlow(int idx) {
+  if (idx >= 0 && idx < kNumFlows) owner_[idx] = kFree;
+}
+
+bool FlowOracle::RunOneWork() {
+  if (work_.empty()) return false;
+  const WorkItem item = work_.front();
+  work_.pop_front();
+  QpState& q = qps_[item.qp];
+  if (item.kind == WorkKind::kSend) {
+    q.send_pending = false;
+    DoSend(item.qp);
+  } else {
+    // 5.8: only a QP still waiting runs its send engine; the item's
+    // reference is dropped either way.
+    q.trigger_pending = false;
+    if (q.waiting) DoSend(item.qp);
+    --q.refs;
+  }
+  return true;
+}
+
+}  // namespace oracle
+}  // namespace flowcheck

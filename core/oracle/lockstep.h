@@ -1,0 +1,104 @@
+// core/oracle/lockstep.h: runs the model and the oracle side by side, one
+// operation at a time, and reports every disagreement. The executor the fuzz
+// targets and the sequential stress checks are built on.
+//
+//   flowcheck::oracle::Lockstep ls(/*num_qps=*/4, /*seed=*/1234);
+//   StepResult r = ls.Step({OpKind::kSetupHwFlow, /*qp=*/2});
+//   if (!r.ok()) { puts(r.ToString().c_str()); abort(); }
+//   auto v = ls.CheckInvariants();   // at rest, exp_lock taken inside
+//
+// Owns one device with one kernel context, `num_qps` QPs (qpn 1..n, all on
+// that context) and a work queue that only Step({kRunWork}) drains, so every
+// run is deterministic: same seed + same ops = same states. Each Step calls
+// the model through core/callers.h from the calling thread (which must hold no
+// lock), then the oracle, then compares both return values and full states
+// (compare.h).
+#ifndef FLOWCHECK_CORE_ORACLE_LOCKSTEP_H_
+#define FLOWCHECK_CORE_ORACLE_LOCKSTEP_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/hfi1.h"
+#include "core/invariants.h"
+#include "core/oracle/flow_oracle.h"
+#include "core/qp.h"
+#include "core/workqueue.h"
+
+namespace flowcheck {
+namespace oracle {
+
+enum class OpKind {
+  kSetupHwFlow,   // caller_setup_hw_flow(qp)             -> 0 / -EAGAIN
+  kClearHwFlow,   // caller_clear_hw_flow(qp)             -> 0
+  kFlushWait,     // caller_flush_wait(qp)                -> 0
+  kRarrWait,      // caller_rarr_wait(qp)                 -> 0
+  kRarrGrant,     // caller_rarr_grant(qp)                -> 0
+  kRarrRelease,   // caller_rarr_release(qp)              -> 0
+  kSetWantsFlow,  // caller_set_wants_flow(qp, arg != 0)  -> 0
+  kResync,        // caller_resync(qp, psn = arg)         -> 1 accepted / 0
+  kClearResync,   // caller_clear_resync(qp)              -> 0
+  kReserveFlow,   // caller_reserve_flow(rcd, last = arg) -> flow / -EAGAIN
+  kReleaseFlow,   // caller_release_flow(rcd, idx = arg)  -> 0; arg in 0..31
+  kRunWork,       // workqueue RunOne()                   -> 1 ran / 0 idle
+};
+inline constexpr int kNumOpKinds = 12;
+
+struct Op {
+  OpKind kind;
+  int qp = 0;       // 0..num_qps-1 (ignored by kReserveFlow/kReleaseFlow/kRunWork)
+  int64_t arg = 0;  // see OpKind
+};
+
+// "setup_hw_flow(qp#2)", "reserve_flow(last=-1)", ...
+std::string OpToString(const Op& op);
+const char* OpKindName(OpKind kind);
+
+struct StepResult {
+  Op op;
+  int64_t model_ret = 0;
+  int64_t oracle_ret = 0;
+  std::vector<std::string> diffs;  // state differences after the op
+  bool ok() const { return model_ret == oracle_ret && diffs.empty(); }
+  // The op, both results and every difference, one per line.
+  std::string ToString() const;
+};
+
+class Lockstep {
+ public:
+  Lockstep(int num_qps, uint64_t seed);
+  ~Lockstep();
+  Lockstep(const Lockstep&) = delete;
+  Lockstep& operator=(const Lockstep&) = delete;
+
+  // Runs `op` on both and compares. An op outside its domain (qp or release
+  // index out of range) is a caller bug and aborts with a message.
+  StepResult Step(const Op& op);
+
+  // Full state comparison now (Step already does it after each op).
+  std::vector<std::string> Compare();
+
+  // CheckInvariants on the model at rest, with the flows the harness
+  // reserved (kReserveFlow) declared.
+  std::vector<InvariantViolation> CheckInvariants();
+
+  int num_qps() const { return static_cast<int>(qps_.size()); }
+  rvt_qp* qp(int i) const { return qps_[i]; }
+  hfi1_ctxtdata* rcd() const { return rcd_; }
+  workqueue_struct& wq() { return wq_; }
+  const FlowOracle& oracle() const { return *oracle_; }
+
+ private:
+  workqueue_struct wq_;
+  std::unique_ptr<hfi1_devdata> dd_;
+  hfi1_ctxtdata* rcd_ = nullptr;
+  std::vector<rvt_qp*> qps_;
+  std::unique_ptr<FlowOracle> oracle_;
+};
+
+}  // namespace oracle
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_CORE_ORACLE_LOCKSTEP_H_

@@ -1,0 +1,120 @@
+// core/qp.cc: QP references, creation and teardown, and the send engine
+// (rdmavt qp.c/rdmavt_qp.h, hfi1 qp.c and ruc.c, reduced to the flow layer).
+#include "core/qp.h"
+
+#include "core/tid_rdma.h"
+#include "lockcheck/lockdep.h"
+
+// rdmavt_qp.h rvt_get_qp()/rvt_put_qp(). The kernel's put wakes qp->wait at
+// zero, where destroy waits; the model's teardown reads the count instead.
+void rvt_get_qp(rvt_qp* qp) { qp->refcount.fetch_add(1, std::memory_order_relaxed); }
+
+void rvt_put_qp(rvt_qp* qp) {
+  if (qp) qp->refcount.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+// tid_rdma.c qp_to_rcd(). The kernel maps through hfi1_get_qp_map().
+hfi1_ctxtdata* qp_to_rcd(hfi1_devdata* dd, rvt_qp* qp) {
+  unsigned int ctxt;
+
+  if (qp->qp_num == 0)
+    ctxt = 0;
+  else
+    ctxt = dd->qp_map[(qp->qp_num >> dd->qos_shift) % dd->qp_map.size()];
+  return dd->rcd[ctxt].get();
+}
+
+// tid_rdma.c hfi1_qp_priv_init(), flow-layer part.
+void hfi1_qp_priv_init(hfi1_devdata* dd, rvt_qp* qp) {
+  struct hfi1_qp_priv *qpriv = qp->priv;
+
+  qpriv->rcd = qp_to_rcd(dd, qp);
+  INIT_WORK(&qpriv->tid_rdma.trigger_work, tid_rdma_trigger_resume);
+  INIT_WORK(&qpriv->s_iowait.iowork, _hfi1_do_send);  // iowait_init()
+  qpriv->flow_state.psn = 0;
+  qpriv->flow_state.index = RXE_NUM_TID_FLOWS;
+  qpriv->flow_state.last_index = RXE_NUM_TID_FLOWS;
+  qpriv->flow_state.generation = KERN_GENERATION_RESERVED;
+  INIT_LIST_HEAD(&qpriv->tid_wait);
+}
+
+rvt_qp* hfi1_model_create_qp(hfi1_devdata* dd, u32 qpn) {
+  rvt_qp* qp = new rvt_qp();
+  qp->priv = new hfi1_qp_priv();
+  qp->priv->owner = qp;
+  qp->qp_num = qpn;
+  spin_lock_init(&qp->r_lock);
+  spin_lock_init(&qp->s_lock);
+  qp->refcount.store(1, std::memory_order_relaxed);  // rvt_insert_qp's reference
+  hfi1_qp_priv_init(dd, qp);
+  return qp;
+}
+
+int hfi1_model_teardown_qp(rvt_qp* qp) {
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  flush_qp_waiters(qp);                          // rvt_reset_qp -> flush
+  hfi1_kern_clear_hw_flow(qp->priv->rcd, qp);    // notify_qp_reset
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  stop_send_queue(qp);
+  rvt_put_qp(qp);                                // rvt_remove_qp
+  return qp->refcount.load(std::memory_order_acquire);
+}
+
+void hfi1_model_free_qp(rvt_qp* qp) {
+  delete qp->priv;
+  delete qp;
+}
+
+void flush_qp_waiters(rvt_qp* qp) {
+  lockdep_assert_held(&qp->s_lock);
+  hfi1_tid_rdma_flush_wait(qp);
+}
+
+void stop_send_queue(rvt_qp* qp) {
+  struct hfi1_qp_priv *priv = qp->priv;
+
+  cancel_work_sync(&priv->s_iowait.iowork);
+  if (cancel_work_sync(&priv->tid_rdma.trigger_work))
+    rvt_put_qp(qp);
+}
+
+bool hfi1_schedule_send(rvt_qp* qp) {
+  lockdep_assert_held(&qp->s_lock);
+  struct hfi1_qp_priv *priv = qp->priv;
+
+  queue_work_on(0, priv->rcd->dd->hfi1_wq, &priv->s_iowait.iowork);
+  return true;
+}
+
+void hfi1_do_send(rvt_qp* qp, bool /*in_thread*/) {
+  struct hfi1_qp_priv *priv = qp->priv;
+  unsigned long flags;
+
+  spin_lock_irqsave(&qp->s_lock, flags);
+  priv->model_req.send_engine_runs++;
+  if (priv->model_req.send_engine != nullptr)
+    priv->model_req.send_engine(qp, priv->model_req.send_engine_arg);
+  else
+    hfi1_model_send_engine(qp, nullptr);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+}
+
+void _hfi1_do_send(work_struct* work) {
+  struct iowait_model *wait = container_of(work, struct iowait_model, iowork);
+  struct hfi1_qp_priv *priv = container_of(wait, struct hfi1_qp_priv, s_iowait);
+
+  hfi1_do_send(priv->owner, true);
+}
+
+void hfi1_model_send_engine(rvt_qp* qp, void* /*arg*/) {
+  lockdep_assert_held(&qp->s_lock);
+  struct hfi1_qp_priv *priv = qp->priv;
+
+  if (!priv->model_req.wants_flow)
+    return;
+  if (hfi1_kern_setup_hw_flow(priv->rcd, qp) == 0) {
+    priv->model_req.wants_flow = false;
+    priv->model_req.flows_granted++;
+  }
+}

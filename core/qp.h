@@ -1,0 +1,135 @@
+// core/qp.h: the QP as the flow layer sees it (rdmavt's struct rvt_qp plus
+// hfi1's struct hfi1_qp_priv), its reference count, and the send engine that a
+// woken QP runs.
+//
+// Who protects what (spec sections 2.3 and 3):
+//   qp->s_lock        s_flags (compile-time: ABSL_GUARDED_BY), priv->resync,
+//                     priv->model_req; priv->flow_state is read under s_lock
+//                     and written under s_lock AND the context's exp_lock
+//   rcd->exp_lock     priv->tid_wait, priv->tid_enqueue (rcd = priv->rcd)
+//   atomic            refcount, the work items' PENDING bits
+// The priv fields are documented rather than annotated: the analysis cannot
+// tie `priv->owner->s_lock` or `priv->rcd->exp_lock` to the `qp`/`rcd`
+// arguments the kernel functions receive. Run-time lockdep asserts and TSan
+// cover them instead.
+//
+// Lifetime: hfi1_model_create_qp() returns a QP holding one reference (the QP
+// table's, as rvt_insert_qp takes). hfi1_model_teardown_qp() does what QP
+// destroy does to the flow layer and drops that reference; the QP may be freed
+// (hfi1_model_free_qp) once the count it returns is 0.
+#ifndef FLOWCHECK_CORE_QP_H_
+#define FLOWCHECK_CORE_QP_H_
+
+#include <atomic>
+#include <type_traits>
+
+#include "absl/base/thread_annotations.h"
+#include "core/hfi1.h"
+#include "core/hfi1_constants.h"
+#include "core/list.h"
+#include "core/workqueue.h"
+#include "lockcheck/spinlock.h"
+
+struct hfi1_qp_priv;
+
+// include/rdma/rdmavt_qp.h: struct rvt_qp, trimmed.
+struct rvt_qp {
+  spinlock_t r_lock;
+  spinlock_t s_lock;
+  u32 s_flags ABSL_GUARDED_BY(s_lock) = 0;  // HFI1_S_WAIT_TID_SPACE among others
+  std::atomic<int> refcount{0};             // atomic_t: can go negative on a bug
+  u32 qp_num = 0;                           // qp->ibqp.qp_num
+  // void *priv in the kernel; typed here (the model has one driver).
+  hfi1_qp_priv* priv = nullptr;
+};
+
+// NOT KERNEL. The send engine a QP runs when its send work executes
+// (hfi1_do_send, with s_lock held). The default, hfi1_model_send_engine,
+// stands for the request layer: it retries hfi1_kern_setup_hw_flow while the
+// QP's modelled request still wants a flow. Tests may install their own.
+using hfi1_model_send_engine_fn = void (*)(rvt_qp* qp, void* arg);
+
+// NOT KERNEL. What the request layer (READ requester / WRITE responder) wants
+// from the flow layer, reduced to one bit, plus counters for tests.
+struct hfi1_model_request {
+  bool wants_flow = false;       // the send engine calls hfi1_kern_setup_hw_flow
+  u32 send_engine_runs = 0;      // times hfi1_do_send ran the engine
+  u32 flows_granted = 0;         // successful setups by the engine
+  hfi1_model_send_engine_fn send_engine = nullptr;  // nullptr: the default
+  void* send_engine_arg = nullptr;
+};
+
+// tid_rdma.h: struct tid_rdma_qp_params, trimmed.
+struct tid_rdma_qp_params {
+  work_struct trigger_work;  // tid_rdma_trigger_resume
+};
+
+// iowait.h: the send side of the QP's iowait, reduced to its work item.
+struct iowait_model {
+  work_struct iowork;  // _hfi1_do_send
+};
+
+// verbs.h: struct hfi1_qp_priv, trimmed to the flow layer.
+struct hfi1_qp_priv {
+  rvt_qp* owner = nullptr;
+  hfi1_ctxtdata* rcd = nullptr;     // qp_to_rcd() at init; never changes
+  tid_flow_state flow_state = {};   // see the locking table above
+  list_head tid_wait = {};          // ONE node for flow_queue and rarr_queue
+  u32 tid_enqueue = 0;              // ++queue->enqueue when queued
+  tid_rdma_qp_params tid_rdma;
+  iowait_model s_iowait;
+  bool resync = false;              // a RESYNC awaits its ACK (s_lock)
+  hfi1_model_request model_req;     // NOT KERNEL (s_lock)
+  // NOT KERNEL, model audit (exp_lock): the generation the last RESYNC saved
+  // while the QP had no flow, so F6 can tell it from a stray value.
+  u32 model_resync_saved_gen = KERN_GENERATION_RESERVED;
+};
+// list_first_entry()/container_of() on tid_wait and the work items.
+static_assert(std::is_standard_layout<hfi1_qp_priv>::value,
+              "container_of needs a standard-layout hfi1_qp_priv");
+
+// rdmavt_qp.h: take / drop a QP reference. rvt_put_qp(NULL) is a no-op.
+void rvt_get_qp(rvt_qp* qp);
+void rvt_put_qp(rvt_qp* qp);
+
+// tid_rdma.c: the receive context serving `qp` (qpn 0 -> context 0, else
+// dd->qp_map[(qpn >> qos_shift) % size]). Takes dd instead of rdi.
+hfi1_ctxtdata* qp_to_rcd(hfi1_devdata* dd, rvt_qp* qp);
+
+// tid_rdma.c hfi1_qp_priv_init(), flow-layer part: rcd, the two work items,
+// flow_state = {index 32, last_index 32, generation RESERVED, psn 0}, an
+// unlinked tid_wait.
+void hfi1_qp_priv_init(hfi1_devdata* dd, rvt_qp* qp);
+
+// Model of QP create: allocates the QP and its priv, initialises r_lock and
+// s_lock (one lock class each for all QPs), refcount 1, hfi1_qp_priv_init.
+rvt_qp* hfi1_model_create_qp(hfi1_devdata* dd, u32 qpn);
+
+// Model of QP destroy, flow-layer part, from a thread holding no lock:
+// under s_lock, flush_qp_waiters and hfi1_kern_clear_hw_flow (as
+// notify_qp_reset does); then stop_send_queue; then drops the table reference.
+// Returns the references still held afterwards: 0 when nothing leaked.
+int hfi1_model_teardown_qp(rvt_qp* qp);
+// Frees a QP. Call only when no one can reach it any more.
+void hfi1_model_free_qp(rvt_qp* qp);
+
+// qp.c: flush_qp_waiters(), TID part: hfi1_tid_rdma_flush_wait.
+void flush_qp_waiters(rvt_qp* qp) __must_hold(&qp->s_lock);
+// qp.c: stop_send_queue(): cancel the send work and trigger_work; a pending
+// trigger_work owned a QP reference, which is dropped. No lock held.
+void stop_send_queue(rvt_qp* qp);
+
+// ruc.c: hfi1_schedule_send(). Queues the QP's send work (no-op if pending).
+// The kernel first checks hfi1_send_ok() (RVT_S_BUSY, I/O waits); the model
+// has no such state, so the check always passes and this returns true.
+bool hfi1_schedule_send(rvt_qp* qp) __must_hold(&qp->s_lock);
+// ruc.c: hfi1_do_send(): takes s_lock (irqsave) and runs the send engine.
+// Called with no lock held (from the send work or tid_rdma_trigger_resume).
+void hfi1_do_send(rvt_qp* qp, bool in_thread);
+// ruc.c: _hfi1_do_send(), the send work's function.
+void _hfi1_do_send(work_struct* work);
+
+// NOT KERNEL. The default send engine (see hfi1_model_request).
+void hfi1_model_send_engine(rvt_qp* qp, void* arg) __must_hold(&qp->s_lock);
+
+#endif  // FLOWCHECK_CORE_QP_H_

@@ -1,0 +1,153 @@
+// The kernel's hazards, kept in the model and shown happening: [R-1] (a
+// dequeue charged to the wrong queue), [R-7] (a RESERVED initial generation)
+// and [R-3] (a RESYNC that programs RESERVED). Each is reported by
+// CheckInvariants as an "upstream divergence", never as a plain violation.
+#include <string>
+#include <vector>
+
+#include "core/callers.h"
+#include "core/invariants.h"
+#include "core/test_model.h"
+#include "core/tid_rdma.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+using flowcheck::InvariantViolation;
+using flowcheck::Severity;
+using flowcheck::testing::Ids;
+using flowcheck::testing::TestModel;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+constexpr u64 kReleasedRegister = 0x6D7FFFF800ull;
+
+TEST(R1, FlushOfARarrWaiterIsChargedToFlowQueueAndPositionsDrift) {
+  TestModel m(3);
+  caller_rarr_wait(m.qp(0));
+  EXPECT_THAT(m.Check(), IsEmpty());
+
+  caller_flush_wait(m.qp(0));  // flushes flow_queue first
+  EXPECT_THAT(m.rarr_queue_qpns(), IsEmpty());
+  EXPECT_EQ(m.rarr_counters().enqueue, 1u);
+  EXPECT_EQ(m.rarr_counters().dequeue, 0u);  // its removal was never counted
+  EXPECT_EQ(m.flow_counters().dequeue, 1u);  // charged here instead
+  EXPECT_EQ(m.refs(0), 1);                   // the reference itself is right
+
+  std::vector<InvariantViolation> v = m.Check();
+  EXPECT_THAT(Ids(v), ElementsAre("W5", "W5"));
+  for (const InvariantViolation& x : v) {
+    EXPECT_EQ(x.severity, Severity::kUpstreamDivergence) << x.ToString();
+    EXPECT_THAT(x.detail, HasSubstr("[R-1]"));
+  }
+
+  // The drift is permanent and reaches the RNR-timeout estimate: the next
+  // waiter on each queue is first in line, yet position_in_queue says 2 on
+  // rarr_queue and 0 on flow_queue.
+  caller_rarr_wait(m.qp(1));
+  EXPECT_EQ(m.position(1, /*flow_queue=*/false), 2u);
+  for (int f = 0; f < RXE_NUM_TID_FLOWS; ++f) caller_reserve_flow(m.rcd(), f);
+  ASSERT_EQ(caller_setup_hw_flow(m.qp(2)), -EAGAIN);
+  EXPECT_EQ(m.position(2, /*flow_queue=*/true), 0u);
+  EXPECT_FALSE(flowcheck::HasSeverity(m.Check(0xFFFFFFFFUL), Severity::kViolation));
+}
+
+TEST(R1, FlowGrantToARarrWaiterUnlinksItFromRarrQueue) {
+  // A QP waiting for RcvArray space that gets a flow is taken off rarr_queue
+  // by dequeue_tid_waiter(flow_queue): its TID wait is silently lost and the
+  // counters of both queues drift.
+  TestModel m(2);
+  caller_rarr_wait(m.qp(0));
+  caller_rarr_wait(m.qp(1));
+  ASSERT_EQ(caller_setup_hw_flow(m.qp(0)), 0);
+  EXPECT_THAT(m.rarr_queue_qpns(), ElementsAre(2u));
+  EXPECT_FALSE(m.waiting(0));
+  EXPECT_EQ(m.flow_counters().dequeue, 1u);
+  EXPECT_EQ(m.rarr_counters().dequeue, 0u);
+  std::vector<InvariantViolation> v = m.Check();
+  EXPECT_THAT(Ids(v), ElementsAre("W5", "W5"));
+  EXPECT_FALSE(flowcheck::HasSeverity(v, Severity::kViolation)) << flowcheck::FormatViolations(v);
+}
+
+// Finds the first seed whose context gets a RESERVED initial generation.
+u64 FirstSeedWithReservedGeneration(int* flow) {
+  for (u64 seed = 0; seed < (1u << 22); ++seed) {
+    hfi1_model_random r;
+    r.state = seed;
+    for (int f = 0; f < RXE_NUM_TID_FLOWS; ++f) {
+      if (mask_generation(get_random_u32(&r)) == KERN_GENERATION_RESERVED) {
+        *flow = f;
+        return seed;
+      }
+    }
+  }
+  return ~0ull;
+}
+
+TEST(R7, ARandomInitialGenerationCanBeReservedAndItsFirstOwnerRunsWithIt) {
+  int flow = -1;
+  const u64 seed = FirstSeedWithReservedGeneration(&flow);
+  ASSERT_NE(seed, ~0ull);
+  std::printf("[R-7] seed %llu gives flow %d the RESERVED generation\n",
+              static_cast<unsigned long long>(seed), flow);
+  TestModel m(1, seed);
+  ASSERT_EQ(m.flow_generation(flow), KERN_GENERATION_RESERVED);
+  std::vector<InvariantViolation> v = m.Check();
+  ASSERT_THAT(Ids(v), ElementsAre("F4"));
+  EXPECT_EQ(v[0].severity, Severity::kUpstreamDivergence);
+  EXPECT_THAT(v[0].detail, HasSubstr("[R-7]"));
+
+  // Its first owner gets generation 0xFFFFF: "none" in flow_state, and the
+  // register is programmed as if the flow were released (no header
+  // suppression) although it is in use.
+  for (int f = 0; f < flow; ++f) caller_reserve_flow(m.rcd(), f);
+  ASSERT_EQ(caller_setup_hw_flow(m.qp(0)), 0);
+  ASSERT_EQ(m.priv(0)->flow_state.index, flow);
+  EXPECT_EQ(m.priv(0)->flow_state.generation, KERN_GENERATION_RESERVED);
+  EXPECT_EQ(m.flow_register(flow), kReleasedRegister);
+  v = m.Check((1UL << flow) - 1);
+  ASSERT_THAT(Ids(v), ElementsAre("F2"));
+  EXPECT_EQ(v[0].severity, Severity::kUpstreamDivergence);
+  EXPECT_THAT(v[0].detail, HasSubstr("header suppression is off"));
+
+  // Released, the flow moves on to generation 0 and everything is clean.
+  caller_clear_hw_flow(m.qp(0));
+  EXPECT_EQ(m.flow_generation(flow), 0u);
+  EXPECT_THAT(m.Check((1UL << flow) - 1), IsEmpty());
+}
+
+u32 AllOnes(void*) { return 0xFFFFFFFF; }
+
+TEST(R7, AGenerationHookReachesItDirectly) {
+  TestModel m(0);
+  m.rcd()->random.hook = &AllOnes;
+  hfi1_kern_init_ctxt_generations(m.rcd());
+  for (int f = 0; f < RXE_NUM_TID_FLOWS; ++f) {
+    EXPECT_EQ(m.flow_generation(f), KERN_GENERATION_RESERVED);
+    EXPECT_EQ(m.flow_register(f), kReleasedRegister);
+  }
+  std::vector<InvariantViolation> v = m.Check();
+  EXPECT_EQ(v.size(), 32u);
+  EXPECT_FALSE(flowcheck::HasSeverity(v, Severity::kViolation));
+}
+
+TEST(R3, ResyncAtTheGenerationWrapProgramsTheReservedGeneration) {
+  TestModel m(1);
+  m.set_flow_generation(0, 0xFFFFE);
+  ASSERT_EQ(caller_setup_hw_flow(m.qp(0)), 0);
+  auto psn_for = [](u32 gen) { return mask_psn((gen << HFI1_KDETH_BTH_SEQ_SHIFT) - 1); };
+  // A duplicate RESYNC for the current generation is refused ...
+  EXPECT_FALSE(caller_resync(m.qp(0), psn_for(0xFFFFE)));
+  // ... but RESERVED, "next(0xFFFFE) - 1", is accepted and programmed.
+  EXPECT_TRUE(caller_resync(m.qp(0), psn_for(KERN_GENERATION_RESERVED)));
+  EXPECT_EQ(m.priv(0)->flow_state.generation, KERN_GENERATION_RESERVED);
+  EXPECT_EQ(m.flow_register(0), kReleasedRegister);
+  std::vector<InvariantViolation> v = m.Check();
+  ASSERT_THAT(Ids(v), ElementsAre("F2"));
+  EXPECT_EQ(v[0].severity, Severity::kUpstreamDivergence);
+  EXPECT_THAT(v[0].detail, HasSubstr("[R-3]"));
+}
+
+}  // namespace

@@ -1,0 +1,223 @@
+// core/tid_rdma_flow.cc: hardware flows and generations, following
+// drivers/infiniband/hw/hfi1/tid_rdma.c (v6.6) "Flow functions" in order:
+// kern_reserve_flow .. hfi1_kern_init_ctxt_generations (spec section 4).
+// Lines marked "model audit" are not kernel (see core/model_audit.h).
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/bitops.h"
+#include "core/hfi1.h"
+#include "core/model_audit.h"
+#include "core/qp.h"
+#include "core/tid_rdma.h"
+#include "lockcheck/lockdep.h"
+
+u32 mask_generation(u32 a) { return a & GENERATION_MASK; }
+
+// Kernel: tid_rdma.c kern_reserve_flow(). Preferred flow first (one atomic
+// test-and-set), then the first zero bit (a plain read under exp_lock) and an
+// atomic set. Bit 32 always exists and is always zero (static_assert below,
+// the kernel's BUILD_BUG_ON), so ffz() never runs off the word.
+int kern_reserve_flow(struct hfi1_ctxtdata *rcd, int last) {
+  lockdep_assert_held(&rcd->exp_lock);
+  int nr;
+
+  // The preferred flow, if it is a flow index and free.
+  if (last >= 0 && last < RXE_NUM_TID_FLOWS &&
+      !test_and_set_bit(last, &rcd->flow_mask))
+    return last;
+
+  nr = static_cast<int>(ffz(rcd->flow_mask));
+  static_assert(RXE_NUM_TID_FLOWS < sizeof(rcd->flow_mask) * BITS_PER_BYTE,
+                "flow_mask must have a spare bit above the last flow");
+  if (nr > (RXE_NUM_TID_FLOWS - 1))
+    return -EAGAIN;
+  set_bit(nr, &rcd->flow_mask);
+  return nr;
+}
+
+// Kernel: tid_rdma.c kern_set_hw_flow().
+void kern_set_hw_flow(struct hfi1_ctxtdata *rcd, u32 generation, u32 flow_idx) {
+  u64 reg;
+
+  reg = (static_cast<u64>(generation) << HFI1_KDETH_BTH_SEQ_SHIFT) |
+        RCV_TID_FLOW_TABLE_CTRL_FLOW_VALID_SMASK |
+        RCV_TID_FLOW_TABLE_CTRL_KEEP_AFTER_SEQ_ERR_SMASK |
+        RCV_TID_FLOW_TABLE_CTRL_KEEP_ON_GEN_ERR_SMASK |
+        RCV_TID_FLOW_TABLE_STATUS_SEQ_MISMATCH_SMASK |
+        RCV_TID_FLOW_TABLE_STATUS_GEN_MISMATCH_SMASK;
+
+  // A reserved generation means "unused flow": no header suppression.
+  if (generation != KERN_GENERATION_RESERVED)
+    reg |= RCV_TID_FLOW_TABLE_CTRL_HDR_SUPP_EN_SMASK;
+
+  write_uctxt_csr(rcd->dd, rcd->ctxt, RCV_TID_FLOW_TABLE + 8 * flow_idx, reg);
+}
+
+// Kernel: tid_rdma.c kern_setup_hw_flow().
+u32 kern_setup_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx) {
+  lockdep_assert_held(&rcd->exp_lock);  // __must_hold only, in the kernel
+  u32 generation = rcd->flows[flow_idx].generation;
+
+  kern_set_hw_flow(rcd, generation, flow_idx);
+  return generation;
+}
+
+// Kernel: tid_rdma.c kern_flow_generation_next().
+u32 kern_flow_generation_next(u32 gen) {
+  u32 generation = mask_generation(gen + 1);
+
+  if (generation == KERN_GENERATION_RESERVED)
+    generation = mask_generation(generation + 1);
+  return generation;
+}
+
+// Kernel: tid_rdma.c kern_clear_hw_flow().
+void kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx) {
+  lockdep_assert_held(&rcd->exp_lock);  // __must_hold only, in the kernel
+  u32 old_gen = rcd->flows[flow_idx].generation;  // model audit
+
+  rcd->flows[flow_idx].generation =
+      kern_flow_generation_next(rcd->flows[flow_idx].generation);
+  hfi1_model_audit_clear(rcd, flow_idx, old_gen,  // model audit
+                         rcd->flows[flow_idx].generation);
+  kern_set_hw_flow(rcd, KERN_GENERATION_RESERVED, flow_idx);
+}
+
+// Kernel: tid_rdma.c hfi1_kern_setup_hw_flow().
+int hfi1_kern_setup_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp) {
+  lockdep_assert_held(&qp->s_lock);  // not in the kernel; see tid_rdma.h
+  struct hfi1_qp_priv *qpriv = qp->priv;
+  struct tid_flow_state *fs = &qpriv->flow_state;
+  struct rvt_qp *fqp;
+  unsigned long flags;
+  int ret = 0;
+
+  // The QP already owns a flow: nothing to do, nothing dequeued.
+  if (fs->index != RXE_NUM_TID_FLOWS)
+    return ret;
+
+  spin_lock_irqsave(&rcd->exp_lock, flags);
+  if (kernel_tid_waiters(rcd, &rcd->flow_queue, qp))
+    goto queue;
+
+  ret = kern_reserve_flow(rcd, fs->last_index);
+  if (ret < 0)
+    goto queue;
+  hfi1_model_audit_grant(rcd, qp);  // model audit
+  fs->index = ret;
+  fs->last_index = fs->index;
+
+  // A generation saved by an earlier RESYNC takes precedence.
+  if (fs->generation != KERN_GENERATION_RESERVED)
+    rcd->flows[fs->index].generation = fs->generation;
+  fs->generation = kern_setup_hw_flow(rcd, fs->index);
+  fs->psn = 0;
+  dequeue_tid_waiter(rcd, &rcd->flow_queue, qp);
+  // Hand off: wake whoever is at the head now.
+  fqp = first_qp(rcd, &rcd->flow_queue);
+  spin_unlock_irqrestore(&rcd->exp_lock, flags);
+
+  tid_rdma_schedule_tid_wakeup(fqp);
+  return 0;
+queue:
+  queue_qp_for_tid_wait(rcd, &rcd->flow_queue, qp);
+  spin_unlock_irqrestore(&rcd->exp_lock, flags);
+  return -EAGAIN;
+}
+
+// Kernel: tid_rdma.c hfi1_kern_clear_hw_flow().
+void hfi1_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp) {
+  lockdep_assert_held(&qp->s_lock);  // not in the kernel; see tid_rdma.h
+  struct hfi1_qp_priv *qpriv = qp->priv;
+  struct tid_flow_state *fs = &qpriv->flow_state;
+  struct rvt_qp *fqp;
+  unsigned long flags;
+
+  if (fs->index >= RXE_NUM_TID_FLOWS)
+    return;
+  spin_lock_irqsave(&rcd->exp_lock, flags);
+  kern_clear_hw_flow(rcd, fs->index);
+  clear_bit(fs->index, &rcd->flow_mask);
+  fs->index = RXE_NUM_TID_FLOWS;
+  fs->psn = 0;
+  fs->generation = KERN_GENERATION_RESERVED;
+  // last_index is kept: the same flow is preferred next time.
+
+  fqp = first_qp(rcd, &rcd->flow_queue);
+  spin_unlock_irqrestore(&rcd->exp_lock, flags);
+
+  if (fqp == qp) {
+    // The head is this QP, whose s_lock we hold: wake it directly. (Model:
+    // the assert tells Clang's analysis that fqp aliases qp, and checks it.)
+    lockdep_assert_held(&fqp->s_lock);
+    __trigger_tid_waiter(fqp);
+    rvt_put_qp(fqp);
+  } else {
+    tid_rdma_schedule_tid_wakeup(fqp);
+  }
+}
+
+// Kernel: tid_rdma.c hfi1_kern_init_ctxt_generations(). Writes flows[] without
+// exp_lock, as the kernel does: the context is not shared yet.
+void hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  int i;
+
+  for (i = 0; i < RXE_NUM_TID_FLOWS; i++) {
+    // QUIRK: not filtered; RESERVED with probability 2^-20 per flow.
+    rcd->flows[i].generation = mask_generation(get_random_u32(&rcd->random));
+    kern_set_hw_flow(rcd, KERN_GENERATION_RESERVED, i);
+  }
+}
+
+// Kernel: tid_rdma.c read_r_next_psn().
+u32 read_r_next_psn(hfi1_devdata *dd, u16 ctxt, u8 fidx) {
+  u64 reg = read_uctxt_csr(dd, ctxt, RCV_TID_FLOW_TABLE + 8 * fidx);
+  return mask_psn(static_cast<u32>(reg));
+}
+
+// Kernel: tid_rdma.c hfi1_rc_rcv_tid_rdma_resync(), steps 1-6 (flow state).
+bool tid_rdma_rcv_resync_flow(struct rvt_qp *qp, u32 psn) {
+  struct hfi1_qp_priv *qpriv = qp->priv;
+  struct hfi1_ctxtdata *rcd = qpriv->rcd;
+  struct tid_flow_state *fs = &qpriv->flow_state;
+  u32 generation, gen_next;
+  unsigned long flags;
+  bool accepted = false;
+
+  generation = mask_psn(psn + 1) >> HFI1_KDETH_BTH_SEQ_SHIFT;
+  spin_lock_irqsave(&qp->s_lock, flags);
+
+  gen_next = (fs->generation == KERN_GENERATION_RESERVED)
+                 ? generation
+                 : kern_flow_generation_next(fs->generation);
+  // QUIRK: at fs->generation 0xFFFFE, gen_next is 0 and
+  // mask_generation(0 - 1) is RESERVED, which is accepted.
+  if (generation != mask_generation(gen_next - 1) && generation != gen_next)
+    goto bail;
+  // A RESYNC is already being handled.
+  if (qpriv->resync)
+    goto bail;
+
+  // IRQs are off (s_lock was taken irqsave): a plain spin_lock suffices.
+  spin_lock(&rcd->exp_lock);
+  if (fs->index >= RXE_NUM_TID_FLOWS) {
+    // No flow: keep the generation for the next hfi1_kern_setup_hw_flow.
+    fs->generation = generation;
+    qpriv->model_resync_saved_gen = generation;  // model audit
+  } else {
+    // Reprogram the owned flow with the peer's generation.
+    rcd->flows[fs->index].generation = generation;
+    fs->generation = kern_setup_hw_flow(rcd, fs->index);
+  }
+  fs->psn = 0;
+  // Not modelled: clearing HFI1_R_TID_SW_PSN, renumbering pending segments.
+  spin_unlock(&rcd->exp_lock);
+  qpriv->resync = true;
+  accepted = true;
+  // Not modelled: s_nak_state = 0 and tid_rdma_trigger_ack().
+bail:
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return accepted;
+}
