@@ -89,6 +89,9 @@ RecordingHandler::RecordingHandler() {
     internal::IgnoredLockGuard guard(recorded_mu);
     recorded = new std::vector<Report>();
   }
+  // A recording session sees every distinct violation from its start, even
+  // one an earlier session (an earlier test in the binary) already reported.
+  internal::ForgetReports();
   previous_ = SetReportHandler(&RecordingHandler::Record);
 }
 

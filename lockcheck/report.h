@@ -71,7 +71,9 @@ using ReportHandler = void (*)(const Report& report);
 ReportHandler SetReportHandler(ReportHandler handler);
 
 // Installs a handler that records reports instead of aborting, for as long as
-// it lives. Only one may be live at a time. Thread-safe, and it creates no
+// it lives. Only one may be live at a time. Installing one forgets which
+// violations were already reported, so each distinct violation is recorded
+// once per session (not once per process). Thread-safe, and it creates no
 // happens-before edges between the threads that report.
 class RecordingHandler {
  public:

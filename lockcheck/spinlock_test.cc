@@ -246,6 +246,23 @@ TEST_F(SpinLockTest, ARepeatedViolationIsReportedOncePerSite) {
   EXPECT_EQ(ReportsOf(Rule::kAssertHeld).size(), 2u) << AllReports();
 }
 
+// Tests run one after another in one process; each recording session must see
+// a violation even if an earlier session already recorded the same one.
+// noinline: one call site for lockcheck's per-site deduplication.
+__attribute__((noinline)) void AssertHeldAtOneSite(hfi1_ctxtdata* rcd) {
+  lockdep_assert_held(&rcd->exp_lock);
+}
+
+TEST(RecordingSessions, EachSessionSeesAViolationAnEarlierOneSawToo) {
+  hfi1_ctxtdata rcd;
+  for (int session = 0; session < 2; ++session) {
+    lockcheck::RecordingHandler rec;
+    AssertHeldAtOneSite(&rcd);
+    AssertHeldAtOneSite(&rcd);  // same site, same session: deduplicated
+    EXPECT_EQ(rec.count(Rule::kAssertHeld), 1) << "session " << session;
+  }
+}
+
 struct HookCall {
   lockcheck::SchedulePoint point;
   const void* lock;

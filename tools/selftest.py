@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""flowcheck's self-test: does each layer catch the bugs it is meant to catch?
+
+  tools/selftest.sh [--only=ID,...] [--budget=SECONDS] [--json=PATH] [--keep]
+  tools/selftest.sh --check        # every mutant still applies (fast; in tools/test.sh)
+  tools/selftest.sh --list
+
+The catalog (selftest/catalog.json) lists injected bugs: each a small patch in
+selftest/mutants/ against the clean tree, the layer meant to catch it, and the
+detectors to run. For every entry the runner copies the tracked tree into a
+scratch directory (the working tree is never touched, so an interrupt cannot
+leave it changed), applies the patch, and runs the entry's detectors in order,
+cheapest first, each with a time budget. A detector's failure output is
+classified into the layer that spoke (oracle, invariant, lockcheck, tsan, asan,
+compile, unit, watchdog). The runner records the first detector that caught
+the bug and how long it took, and keeps going until the intended layer has
+caught it too. It prints a table, writes JSON, and exits nonzero if any bug
+survives or is caught only by layers other than the intended one.
+
+Detectors:
+  compile        bazel build of the mutated packages (default config)
+  unit           bazel test of core/ and lockcheck/ unit tests (default config)
+  replay         bazel test //fuzz/... (committed corpora and regressions)
+  fuzz:NAME      the libFuzzer target NAME, --config=fuzz, fixed seed, from
+                 the committed corpus, stops at the first crash
+  stress         //stress:stress_main under --config=tsan with a fixed seed
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CATALOG = os.path.join(ROOT, "selftest", "catalog.json")
+MUTANTS = os.path.join(ROOT, "selftest", "mutants")
+LAYERS = ("compile", "unit", "oracle", "invariant", "lockcheck", "tsan", "asan", "watchdog")
+
+# Ordered: the first pattern found in a failure's output names the layer.
+# flowcheck's own detectors print "flowcheck: FAIL [layer]" (fuzz executor,
+# stress driver); lockcheck prints "lockcheck: <rule>".
+CLASSIFIERS = [
+    ("compile", re.compile(r"error: .*\[-Werror,-Wthread-safety")),
+    ("tsan", re.compile(r"WARNING: ThreadSanitizer:")),
+    ("lockcheck", re.compile(r"^lockcheck: ", re.M)),
+    ("oracle", re.compile(r"flowcheck: FAIL \[oracle\]")),
+    ("invariant", re.compile(r"flowcheck: FAIL \[invariant")),
+    ("watchdog", re.compile(r"flowcheck: FAIL \[watchdog\]")),
+    ("asan", re.compile(r"ERROR: AddressSanitizer|runtime error: ")),
+    ("unit", re.compile(r"\[  FAILED  \]|^FAIL: ", re.M)),
+]
+
+
+def log(msg):
+    print(f"[selftest] {msg}", flush=True)
+
+
+def classify(output):
+    for layer, pattern in CLASSIFIERS:
+        if pattern.search(output):
+            return layer
+    return "unclassified"
+
+
+def load_catalog():
+    with open(CATALOG) as f:
+        entries = json.load(f)
+    ids = set()
+    for e in entries:
+        for key in ("id", "title", "patch", "layer", "detectors"):
+            if key not in e:
+                sys.exit(f"selftest: catalog entry {e.get('id', '?')} lacks '{key}'")
+        if e["id"] in ids:
+            sys.exit(f"selftest: duplicate catalog id {e['id']}")
+        if e["layer"] not in LAYERS:
+            sys.exit(f"selftest: {e['id']}: unknown layer {e['layer']}")
+        ids.add(e["id"])
+    return entries
+
+
+def check_patches(entries):
+    """Every patch applies cleanly to the current tree (read-only check)."""
+    bad = 0
+    for e in entries:
+        path = os.path.join(MUTANTS, e["patch"])
+        r = subprocess.run(["git", "apply", "--check", path], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            bad += 1
+            print(f"selftest: {e['id']}: {e['patch']} no longer applies:\n{r.stdout}")
+    print(f"selftest: {len(entries) - bad}/{len(entries)} mutant patches apply")
+    return 1 if bad else 0
+
+
+class Scratch:
+    """A copy of the tracked tree in which mutants are applied and reverted."""
+
+    def __init__(self, keep):
+        self.dir = tempfile.mkdtemp(prefix="flowcheck-selftest-")
+        self.keep = keep
+        files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
+                               stdout=subprocess.PIPE).stdout.split(b"\0")
+        for f in files:
+            if not f:
+                continue
+            rel = f.decode()
+            src, dst = os.path.join(ROOT, rel), os.path.join(self.dir, rel)
+            if not os.path.exists(src):
+                continue  # deleted but not committed
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+        # Abseil's unpacked source and the host bazelrc are git-ignored.
+        os.makedirs(os.path.join(self.dir, "third_party"), exist_ok=True)
+        os.symlink(os.path.join(ROOT, "third_party", "src"),
+                   os.path.join(self.dir, "third_party", "src"))
+        host_rc = os.path.join(ROOT, ".bazelrc.host")
+        if os.path.exists(host_rc):
+            shutil.copy2(host_rc, os.path.join(self.dir, ".bazelrc.host"))
+
+    def patch(self, patch_path, reverse=False):
+        cmd = ["patch", "-p1", "-s", "--no-backup-if-mismatch", "-i", patch_path]
+        if reverse:
+            cmd.insert(1, "-R")
+        r = subprocess.run(cmd, cwd=self.dir, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"patch {'-R ' if reverse else ''}{patch_path} failed:\n{r.stdout}")
+
+    def close(self):
+        subprocess.run(["bazel", "shutdown"], cwd=self.dir,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if self.keep:
+            log(f"scratch tree kept: {self.dir}")
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run_cmd(cmd, cwd, timeout):
+    """Runs cmd in its own process group; returns (exit code, output, seconds, timed_out)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, errors="replace", start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        timed_out = True
+    except KeyboardInterrupt:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return proc.returncode, out, time.monotonic() - start, timed_out
+
+
+def bazel_bin(scratch, config):
+    args = ["bazel", "info", "bazel-bin"] + ([f"--config={config}"] if config else [])
+    return subprocess.run(args, cwd=scratch, check=True, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.strip()
+
+
+def run_detector(name, scratch, budget):
+    """Returns dict(fired, layer, seconds, build_seconds, excerpt)."""
+    build_s = 0.0
+    if name == "compile":
+        code, out, secs, _ = run_cmd(["bazel", "build", "//core/...", "//lockcheck/..."],
+                                     scratch, max(budget, 600))
+        return finish(code != 0, out, secs, 0.0)
+    if name == "unit":
+        code, out, secs, _ = run_cmd(
+            ["bazel", "test", "--test_output=errors", "//core/...", "//lockcheck/..."],
+            scratch, max(budget, 600))
+        return finish(code != 0, out, secs, 0.0)
+    if name == "replay":
+        code, out, secs, _ = run_cmd(["bazel", "test", "--test_output=errors", "//fuzz/..."],
+                                     scratch, max(budget, 600))
+        return finish(code != 0, out, secs, 0.0)
+    if name.startswith("fuzz:"):
+        target = name.split(":", 1)[1]
+        code, out, build_s, _ = run_cmd(
+            ["bazel", "build", "--config=fuzz", f"//fuzz:{target}_fuzzer"], scratch, 900)
+        if code != 0:
+            return finish(True, out, build_s, 0.0, build_failed=True)
+        binary = os.path.join(bazel_bin(scratch, "fuzz"), "fuzz", f"{target}_fuzzer")
+        work = tempfile.mkdtemp(prefix="selftest-fuzz-", dir=scratch)
+        seeds = [d for d in (os.path.join(scratch, "fuzz", "corpus", target),) if os.path.isdir(d)]
+        code, out, secs, _ = run_cmd(
+            [binary, "-seed=1", f"-max_total_time={budget}", f"-artifact_prefix={work}/",
+             work, *seeds], scratch, budget + 60)
+        return finish(code != 0, out, secs, build_s)
+    if name == "stress":
+        code, out, build_s, _ = run_cmd(
+            ["bazel", "build", "--config=tsan", "//stress:stress_main"], scratch, 900)
+        if code != 0:
+            return finish(True, out, build_s, 0.0, build_failed=True)
+        binary = os.path.join(bazel_bin(scratch, "tsan"), "stress", "stress_main")
+        code, out, secs, _ = run_cmd([binary, "--seed=1", f"--seconds={budget}"],
+                                     scratch, budget + 120)
+        return finish(code != 0, out, secs, build_s)
+    raise ValueError(f"unknown detector {name}")
+
+
+def finish(fired, out, secs, build_s, build_failed=False):
+    layer = classify(out) if fired else None
+    if build_failed and layer != "compile":
+        layer = "build-error"  # the mutant broke the build for another reason
+    excerpt = ""
+    if fired:
+        lines = [l for l in out.splitlines() if l.strip()]
+        hits = [l for l in lines if re.search(
+            r"flowcheck: FAIL|^lockcheck: |ThreadSanitizer:|AddressSanitizer|runtime error|"
+            r"error: |\[  FAILED  \]", l)]
+        excerpt = (hits or lines[-3:] or [""])[0][:160]
+    return {"fired": fired, "layer": layer, "seconds": round(secs, 2),
+            "build_seconds": round(build_s, 1), "excerpt": excerpt}
+
+
+def run_entry(entry, scratch, budget):
+    patch = os.path.join(MUTANTS, entry["patch"])
+    scratch.patch(patch)
+    result = {"id": entry["id"], "title": entry["title"], "intended": entry["layer"],
+              "runs": [], "first": None, "intended_caught": False}
+    try:
+        for det in entry["detectors"]:
+            r = run_detector(det, scratch.dir, entry.get("budget", budget))
+            r["detector"] = det
+            result["runs"].append(r)
+            if r["fired"] and r["layer"] == "build-error":
+                result["error"] = f"{det}: the mutant does not build: {r['excerpt']}"
+                break
+            if r["fired"] and result["first"] is None:
+                result["first"] = r
+            if r["fired"] and r["layer"] == entry["layer"]:
+                result["intended_caught"] = True
+                result["intended_run"] = r
+                break
+    finally:
+        scratch.patch(patch, reverse=True)
+    return result
+
+
+def print_table(results):
+    print("\n| id | bug | intended layer | caught first by | after | intended caught |")
+    print("|---|---|---|---|---|---|")
+    for r in results:
+        f = r["first"]
+        first = f"{f['detector']} ({f['layer']})" if f else "SURVIVED"
+        after = f"{f['seconds']:.1f} s" if f else "-"
+        ok = "yes" if r["intended_caught"] else ("ERROR" if r.get("error") else "NO")
+        print(f"| {r['id']} | {r['title']} | {r['intended']} | {first} | {after} | {ok} |")
+    times = [r["first"]["seconds"] for r in results if r["first"]]
+    if times:
+        print(f"\ncaught {len(times)}/{len(results)}; time to detect: "
+              f"median {statistics.median(times):.1f} s, max {max(times):.1f} s")
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main():
+    # SIGTERM (e.g. a CI timeout) cleans up like Ctrl-C does.
+    signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGTERM, _interrupt)
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--check", action="store_true", help="only check that every patch applies")
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--only", default="", help="comma-separated catalog ids")
+    p.add_argument("--budget", type=int, default=60, help="seconds per fuzz/stress detector")
+    p.add_argument("--json", default=os.path.join(ROOT, "out", "selftest.json"))
+    p.add_argument("--keep", action="store_true", help="keep the scratch tree")
+    a = p.parse_args()
+    entries = load_catalog()
+    if a.check:
+        return check_patches(entries)
+    if a.list:
+        for e in entries:
+            print(f"{e['id']:<28} {e['layer']:<10} {e['title']}")
+        return 0
+    if a.only:
+        wanted = a.only.split(",")
+        unknown = set(wanted) - {e["id"] for e in entries}
+        if unknown:
+            p.error(f"unknown id(s): {', '.join(sorted(unknown))}")
+        entries = [e for e in entries if e["id"] in wanted]
+    if check_patches(entries):
+        return 1
+    scratch = Scratch(a.keep)
+    results = []
+    interrupted = False
+    try:
+        for e in entries:
+            log(f"{e['id']}: {e['title']} (intended: {e['layer']})")
+            r = run_entry(e, scratch, a.budget)
+            f = r["first"]
+            log(f"{e['id']}: " + (f"caught first by {f['detector']} ({f['layer']}) after "
+                                  f"{f['seconds']:.1f}s: {f['excerpt']}" if f else "SURVIVED"))
+            results.append(r)
+    except KeyboardInterrupt:
+        interrupted = True
+        log("interrupted")
+    finally:
+        scratch.close()
+    print_table(results)
+    os.makedirs(os.path.dirname(a.json), exist_ok=True)
+    with open(a.json, "w") as f:
+        json.dump({"results": results, "interrupted": interrupted}, f, indent=2)
+    log(f"JSON written to {a.json}")
+    bad = [r["id"] for r in results if not r["intended_caught"]]
+    if bad:
+        log(f"NOT caught by their intended layer: {', '.join(bad)}")
+    return 130 if interrupted else (1 if bad else 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
