@@ -5,9 +5,18 @@
   tools/selftest.sh --check        # every mutant still applies (fast; in tools/test.sh)
   tools/selftest.sh --list
 
-The catalog (selftest/catalog.json) lists injected bugs: each a small patch in
-selftest/mutants/ against the clean tree, the layer meant to catch it, and the
-detectors to run. For every entry the runner copies the tracked tree into a
+The catalog is selftest/mutants/*.patch: one injected bug per file, a small
+unified diff against the clean tree (`git diff` output) preceded by a header
+of "Key: value" lines and a blank line (patch and git apply skip it):
+
+    Id: reserve-bound-off-by-one
+    Title: kern_reserve_flow's bound check lets ffz return 32
+    Layer: oracle                 # the layer meant to catch it (see LAYERS)
+    Detectors: fuzz:reserve_fuzz, unit    # tried in this order
+    Budget: 60                    # optional: seconds per fuzz/stress detector
+
+    diff --git a/core/tid_rdma_flow.cc b/core/tid_rdma_flow.cc
+    ... For every entry the runner copies the tracked tree into a
 scratch directory (the working tree is never touched, so an interrupt cannot
 leave it changed), applies the patch, and runs the entry's detectors in order,
 cheapest first, each with a time budget. A detector's failure output is
@@ -39,7 +48,6 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CATALOG = os.path.join(ROOT, "selftest", "catalog.json")
 MUTANTS = os.path.join(ROOT, "selftest", "mutants")
 LAYERS = ("compile", "unit", "oracle", "invariant", "lockcheck", "tsan", "asan", "watchdog")
 
@@ -69,19 +77,40 @@ def classify(output):
     return "unclassified"
 
 
+def parse_header(path):
+    """The "Key: value" lines before the first blank line of a mutant patch."""
+    meta = {}
+    with open(path) as f:
+        for line in f:
+            if not line.strip():
+                break
+            key, sep, value = line.partition(":")
+            if not sep:
+                sys.exit(f"selftest: {path}: header line without ':': {line.rstrip()}")
+            meta[key.strip().lower()] = value.split("#", 1)[0].strip()
+    return meta
+
+
 def load_catalog():
-    with open(CATALOG) as f:
-        entries = json.load(f)
+    entries = []
     ids = set()
-    for e in entries:
-        for key in ("id", "title", "patch", "layer", "detectors"):
-            if key not in e:
-                sys.exit(f"selftest: catalog entry {e.get('id', '?')} lacks '{key}'")
+    for name in sorted(os.listdir(MUTANTS)) if os.path.isdir(MUTANTS) else []:
+        if not name.endswith(".patch"):
+            continue
+        meta = parse_header(os.path.join(MUTANTS, name))
+        for key in ("id", "title", "layer", "detectors"):
+            if not meta.get(key):
+                sys.exit(f"selftest: {name}: header lacks '{key.capitalize()}:'")
+        e = {"id": meta["id"], "title": meta["title"], "patch": name, "layer": meta["layer"],
+             "detectors": [d.strip() for d in meta["detectors"].split(",") if d.strip()]}
+        if meta.get("budget"):
+            e["budget"] = int(meta["budget"])
         if e["id"] in ids:
-            sys.exit(f"selftest: duplicate catalog id {e['id']}")
+            sys.exit(f"selftest: duplicate id {e['id']} ({name})")
         if e["layer"] not in LAYERS:
-            sys.exit(f"selftest: {e['id']}: unknown layer {e['layer']}")
+            sys.exit(f"selftest: {name}: unknown layer {e['layer']} (one of {', '.join(LAYERS)})")
         ids.add(e["id"])
+        entries.append(e)
     return entries
 
 
@@ -223,6 +252,27 @@ def finish(fired, out, secs, build_s, build_failed=False):
             "build_seconds": round(build_s, 1), "excerpt": excerpt}
 
 
+def warm_up(entries, scratch):
+    """Builds what the detectors need on the clean scratch tree, so a mutant's
+    time to detect counts its own incremental build and run, not a cold start."""
+    dets = {d for e in entries for d in e["detectors"]}
+    steps = [["bazel", "build", "//core/...", "//lockcheck/..."]]
+    if "unit" in dets:
+        steps.append(["bazel", "build", "--build_tests_only", "//core/...", "//lockcheck/..."])
+    if "replay" in dets:
+        steps.append(["bazel", "build", "//fuzz/..."])
+    fuzzers = sorted(f"//fuzz:{d.split(':', 1)[1]}_fuzzer" for d in dets if d.startswith("fuzz:"))
+    if fuzzers:
+        steps.append(["bazel", "build", "--config=fuzz", *fuzzers])
+    if "stress" in dets:
+        steps.append(["bazel", "build", "--config=tsan", "//stress:stress_main"])
+    for cmd in steps:
+        log("warm-up: " + " ".join(cmd[1:]))
+        code, out, _, _ = run_cmd(cmd, scratch.dir, 1800)
+        if code != 0:
+            raise RuntimeError("the CLEAN tree does not build:\n" + out[-3000:])
+
+
 def run_entry(entry, scratch, budget):
     patch = os.path.join(MUTANTS, entry["patch"])
     scratch.patch(patch)
@@ -297,6 +347,7 @@ def main():
     results = []
     interrupted = False
     try:
+        warm_up(entries, scratch)
         for e in entries:
             log(f"{e['id']}: {e['title']} (intended: {e['layer']})")
             r = run_entry(e, scratch, a.budget)

@@ -9,6 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 start=$(date +%s)
 tools/bootstrap.sh
 tools/lint.sh
+python3 tools/selftest.py --check   # every injected-bug patch still applies
 
 echo "=== bazel test //... (default config)"
 bazel test //... "$@"
