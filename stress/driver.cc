@@ -158,6 +158,13 @@ bool DrainRound(Run* run) {
     if (!list_empty(&ctx->rcd->flow_queue.queue_head)) waiters = true;
     spin_unlock_irqrestore(&ctx->rcd->exp_lock, flags);
   }
+  // A waiter granted after its thread last polled it is off the queue but
+  // still to be seen and released: one more round.
+  for (const auto& p : run->participants) {
+    for (const QpSlot& s : p->slots) {
+      if (s.state == QpState::kWaitingFlow) waiters = true;
+    }
+  }
   run->Beat();
   if (waiters && ++run->drain_rounds > 10000) {
     Fail("invariant no-lost-wakeup", "waiters remain on flow_queue after 10000 drain rounds");
