@@ -33,10 +33,7 @@ std::string Validate(const StressConfig& c) {
 
 namespace {
 
-std::string Num(double v) {
-  std::string s = absl::StrCat(v);
-  return s;
-}
+std::string Num(double v) { return absl::StrCat(v); }
 
 }  // namespace
 
@@ -75,13 +72,17 @@ std::vector<std::string> RerunFlags(const StressConfig& c) {
   return f;
 }
 
-bool BuiltWithTsan() {
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-  return true;
+#define FLOWCHECK_STRESS_TSAN 1
 #endif
 #endif
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) && !defined(FLOWCHECK_STRESS_TSAN)
+#define FLOWCHECK_STRESS_TSAN 1
+#endif
+
+bool BuiltWithTsan() {
+#if defined(FLOWCHECK_STRESS_TSAN)
   return true;
 #else
   return false;
