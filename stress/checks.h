@@ -1,0 +1,110 @@
+// stress/checks.h: what the stress driver asserts, and when.
+//
+// The invariants themselves are core's (core/invariants.h: F1-F6, W1-W6);
+// this file adds only what is specific to a multithreaded run: who owns the
+// flows the harness reserved without a QP, what one operation promised to
+// its caller, and the liveness facts that only hold at rest.
+//
+//   after every operation, under the context's exp_lock:
+//     CheckAfterOp         core's F and W checks (non-quiescent contract) +
+//                          popcount(flow_mask) == flows owned (QPs + harness)
+//     CheckBareReserve     kern_reserve_flow's result: never a flow someone
+//                          owns; -EAGAIN only when all 32 bits are set
+//     CheckSetupResult     hfi1_kern_setup_hw_flow's promise to its QP
+//   at quiescent points (every thread parked, work queue idle), under exp_lock:
+//     CheckAtRest          core's full CheckInvariants (quiescent) +
+//                          CheckNoLostWakeup
+//   at the end, everyone having released everything:
+//     CheckFinal           CheckAtRest + empty mask and queues, references
+//                          back to the QP table's one, no work pending
+//
+// Every function returns findings, never aborts: the driver fails the run on
+// the first finding that is not an upstream divergence (the kernel's own
+// known hazards, core's Severity::kUpstreamDivergence), which are counted.
+#ifndef FLOWCHECK_STRESS_CHECKS_H_
+#define FLOWCHECK_STRESS_CHECKS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "core/hfi1.h"
+#include "core/hfi1_constants.h"
+#include "core/qp.h"
+
+namespace flowcheck {
+namespace stress {
+
+struct Finding {
+  std::string id;      // "F1".."W6" (core's), "EAGAIN", "setup", "no-lost-wakeup", "final"
+  std::string detail;  // names the flows, QPs and threads involved
+  bool divergence = false;  // a known upstream hazard: counted, not a failure
+};
+
+// The first finding that is not a divergence, or nullptr.
+const Finding* FirstFailure(const std::vector<Finding>& findings);
+
+// One receive context as the stress run shares it.
+struct ContextState {
+  explicit ContextState(hfi1_ctxtdata* r) : rcd(r) {}
+  hfi1_ctxtdata* const rcd;
+  // Every QP mapped to rcd. Filled before the run's threads start, then
+  // read-only (the QPs live until after the run).
+  std::vector<rvt_qp*> qps;
+  // Flows the harness reserved with kern_reserve_flow directly (no QP owns
+  // them): bit i set = flow i, held by harness thread bare_owner[i]. Updated
+  // in the same exp_lock critical section as the reservation or release.
+  unsigned long bare_mask ABSL_GUARDED_BY(rcd->exp_lock) = 0;
+  int bare_owner[RXE_NUM_TID_FLOWS] ABSL_GUARDED_BY(rcd->exp_lock) = {};
+};
+
+// Core's F1-F6 and W1-W6 in their non-quiescent form (safe while other
+// threads run), the harness's flows counted as owned, plus
+// popcount(flow_mask) == QP-owned flows + harness-owned flows.
+std::vector<Finding> CheckAfterOp(const ContextState& ctx)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock);
+
+// Judges `ret = kern_reserve_flow(rcd, last)` made by harness thread
+// `thread` in the current exp_lock critical section, BEFORE the harness
+// records the flow: a returned flow must be owned by nobody (no QP's
+// flow_state.index, no harness claim); -EAGAIN only if flow_mask's 32 flow
+// bits are all set (kern_reserve_flow leaves the mask unchanged on failure,
+// so this is the mask at that moment).
+std::vector<Finding> CheckBareReserve(const ContextState& ctx, int last, int ret, int thread)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock);
+
+// Judges `ret = hfi1_kern_setup_hw_flow(rcd, qp)`, called under qp->s_lock
+// which is still held (so nobody else can have changed qp's flow or queue
+// membership since): 0 => qp owns a reserved flow and waits on no queue;
+// -EAGAIN => qp owns none, is on flow_queue and is flagged
+// HFI1_S_WAIT_TID_SPACE.
+std::vector<Finding> CheckSetupResult(const ContextState& ctx, const rvt_qp* qp, int ret)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock, qp->s_lock);
+
+// Where qp's tid_wait node is: 'f' flow_queue, 'r' rarr_queue, 0 neither.
+char QueueOf(const ContextState& ctx, const rvt_qp* qp)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock);
+
+// No lost wakeup: a QP waiting on flow_queue while a flow is free is only
+// legitimate while a wakeup for the queue's head is on its way. At rest
+// (every harness thread parked, work queue idle, so nothing is on its way)
+// flow_queue non-empty must mean all 32 flows are reserved.
+std::vector<Finding> CheckNoLostWakeup(const ContextState& ctx)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock);
+
+// At rest: core's CheckInvariants with quiescent = true (s_flags, exact
+// reference counts) + CheckNoLostWakeup. The caller guarantees rest (see
+// core/invariants.h: every other thread ordered before this call).
+std::vector<Finding> CheckAtRest(const ContextState& ctx)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock);
+
+// At the end, after every thread released everything and the work queue is
+// idle: CheckAtRest + flow_mask == 0, no harness flow, both queues empty,
+// each QP back to the one reference of the QP table, no work pending.
+std::vector<Finding> CheckFinal(const ContextState& ctx)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock);
+
+}  // namespace stress
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_STRESS_CHECKS_H_

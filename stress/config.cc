@@ -1,0 +1,98 @@
+// stress/config.cc: see config.h.
+#include "stress/config.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace flowcheck {
+namespace stress {
+
+int64_t EffectiveOpsPerThread(const StressConfig& c) {
+  if (c.ops_per_thread >= 0) return c.ops_per_thread;
+  return c.seconds > 0 ? 0 : 2000;
+}
+
+std::string Validate(const StressConfig& c) {
+  if (c.threads < 1 || c.threads > 64) return "--threads must be in 1..64";
+  if (c.contexts < 1 || c.contexts > 16) return "--contexts must be in 1..16";
+  if (c.qps_per_thread < 1 || c.qps_per_thread > 64) return "--qps_per_thread must be in 1..64";
+  if (c.ops_per_thread < -1) return "--ops_per_thread must be >= 0 (or -1: automatic)";
+  if (c.seconds < 0) return "--seconds must be >= 0";
+  if (EffectiveOpsPerThread(c) == 0 && c.seconds == 0) {
+    return "--ops_per_thread=0 (no limit) needs --seconds";
+  }
+  if (c.yield_probability < 0 || c.yield_probability > 1) {
+    return "--yield_probability must be in [0, 1]";
+  }
+  if (c.watchdog_seconds <= 0) return "--watchdog_seconds must be > 0";
+  if (c.quiescent_every < 1) return "--quiescent_every must be >= 1";
+  if (c.workers < 1 || c.workers > 16) return "--workers must be in 1..16";
+  if (c.bare_per_thread < 0 || c.bare_per_thread > 32) return "--bare_per_thread must be in 0..32";
+  return "";
+}
+
+namespace {
+
+std::string Num(double v) { return absl::StrCat(v); }
+
+}  // namespace
+
+std::vector<std::string> RerunFlags(const StressConfig& c) {
+  const StressConfig d;
+  std::vector<std::string> f;
+  f.push_back(absl::StrCat("--seed=", c.seed));
+  if (c.threads != d.threads) f.push_back(absl::StrCat("--threads=", c.threads));
+  if (c.ops_per_thread != d.ops_per_thread) {
+    f.push_back(absl::StrCat("--ops_per_thread=", c.ops_per_thread));
+  }
+  if (c.seconds != d.seconds) f.push_back("--seconds=" + Num(c.seconds));
+  if (c.contexts != d.contexts) f.push_back(absl::StrCat("--contexts=", c.contexts));
+  if (c.qps_per_thread != d.qps_per_thread) {
+    f.push_back(absl::StrCat("--qps_per_thread=", c.qps_per_thread));
+  }
+  if (c.yield_probability != d.yield_probability) {
+    f.push_back("--yield_probability=" + Num(c.yield_probability));
+  }
+  if (c.watchdog_seconds != d.watchdog_seconds) {
+    f.push_back("--watchdog_seconds=" + Num(c.watchdog_seconds));
+  }
+  if (c.quiescent_every != d.quiescent_every) {
+    f.push_back(absl::StrCat("--quiescent_every=", c.quiescent_every));
+  }
+  if (c.workers != d.workers) f.push_back(absl::StrCat("--workers=", c.workers));
+  if (c.irq_thread != d.irq_thread) {
+    f.push_back(absl::StrCat("--irq_thread=", c.irq_thread ? "true" : "false"));
+  }
+  if (c.bare_per_thread != d.bare_per_thread) {
+    f.push_back(absl::StrCat("--bare_per_thread=", c.bare_per_thread));
+  }
+  if (c.flush_handoff != d.flush_handoff) {
+    f.push_back(absl::StrCat("--flush_handoff=", c.flush_handoff ? "true" : "false"));
+  }
+  return f;
+}
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FLOWCHECK_STRESS_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(FLOWCHECK_STRESS_TSAN)
+#define FLOWCHECK_STRESS_TSAN 1
+#endif
+
+bool BuiltWithTsan() {
+#if defined(FLOWCHECK_STRESS_TSAN)
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string RerunCommand(const StressConfig& c) {
+  return absl::StrCat("bazel run ", BuiltWithTsan() ? "--config=tsan " : "",
+                      "//stress:stress_main -- ", absl::StrJoin(RerunFlags(c), " "));
+}
+
+}  // namespace stress
+}  // namespace flowcheck

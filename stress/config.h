@@ -1,0 +1,77 @@
+// stress/config.h: what a stress run does, and how to say it again.
+//
+// A StressConfig fully determines a run's op sequences (the interleaving is
+// the scheduler's): the seed, the sizes, the op mix knobs. RerunCommand()
+// renders it as the exact command line that repeats the run; every failure
+// prints it. stress_main fills a config from Abseil flags (flags.h); tests
+// build one directly.
+#ifndef FLOWCHECK_STRESS_CONFIG_H_
+#define FLOWCHECK_STRESS_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flowcheck {
+namespace stress {
+
+struct StressConfig {
+  // Op threads ("stress-<i>"): each owns qps_per_thread QPs and drives them.
+  int threads = 4;
+  // Ops each op thread runs; -1: 2000 when seconds == 0, else no limit.
+  int64_t ops_per_thread = -1;
+  // Wall-clock limit in seconds (0: none). Checked at quiescent points.
+  double seconds = 0;
+  // Receive contexts; QP j of the run lives on context j % contexts.
+  int contexts = 1;
+  int qps_per_thread = 2;
+  // Run seed; 0 means "pick one at random" (the chosen seed is printed).
+  uint64_t seed = 0;
+  // Probability of a yield or short spin at each lockcheck schedule point
+  // (every spin_lock / spin_unlock) and inside the "use the flow" phase.
+  double yield_probability = 0.05;
+  // No progress for this long is a watchdog failure (report + abort).
+  double watchdog_seconds = 30;
+  // Op-thread ops between quiescent points (all threads park, full checks).
+  int quiescent_every = 500;
+  // Worker threads running the work queue (trigger_work, send work).
+  int workers = 2;
+  // Emulated receive-interrupt thread: bare reservations and RESYNCs under
+  // exp_lock in hardirq context.
+  bool irq_thread = true;
+  // Bare (QP-less) flow reservations one op thread may hold at once; they
+  // squeeze the 32 flows so that QPs wait on flow_queue.
+  int bare_per_thread = 7;
+  // After giving up on a waiting QP (flush), pass the wakeup on to the new
+  // head of flow_queue. The kernel does NOT (see docs/stress.md, "flush
+  // strands the next waiter"); false runs the kernel's exact sequence, and
+  // the no-lost-wakeup check then reports that hazard.
+  bool flush_handoff = true;
+  // Where to write the JSON summary ("" = nowhere).
+  std::string json_out;
+  // Seconds between progress lines on stdout (0 = none).
+  double progress_every = 0;
+};
+
+// ops_per_thread with -1 resolved; 0 = no limit.
+int64_t EffectiveOpsPerThread(const StressConfig& c);
+
+// "" if `c` is usable, else what is wrong with it.
+std::string Validate(const StressConfig& c);
+
+// The flags of `c` that differ from the defaults, --seed always first,
+// --json_out and --progress_every left out (they do not change the run).
+std::vector<std::string> RerunFlags(const StressConfig& c);
+
+// The exact command that reruns `c`, e.g.
+//   bazel run --config=tsan //stress:stress_main -- --seed=42 --threads=8
+// (--config=tsan when this binary is a TSan build).
+std::string RerunCommand(const StressConfig& c);
+
+// True when built with ThreadSanitizer.
+bool BuiltWithTsan();
+
+}  // namespace stress
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_STRESS_CONFIG_H_

@@ -1,0 +1,62 @@
+// stress/flags.cc: see flags.h. Defaults come from StressConfig, so the
+// flags, the library and the rerun command cannot disagree.
+#include "stress/flags.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/flags/flag.h"
+
+namespace {
+const flowcheck::stress::StressConfig kDefaults;
+}  // namespace
+
+ABSL_FLAG(int, threads, kDefaults.threads, "op threads (each owns --qps_per_thread QPs)");
+ABSL_FLAG(int64_t, ops_per_thread, kDefaults.ops_per_thread,
+          "ops per op thread; 0 = no limit; -1 = 2000 without --seconds, else no limit");
+ABSL_FLAG(double, seconds, kDefaults.seconds, "wall-clock limit in seconds (0 = none)");
+ABSL_FLAG(int, contexts, kDefaults.contexts, "receive contexts (QP j on context j % contexts)");
+ABSL_FLAG(int, qps_per_thread, kDefaults.qps_per_thread, "QPs each op thread owns");
+ABSL_FLAG(uint64_t, seed, kDefaults.seed, "run seed; 0 = random (always printed)");
+ABSL_FLAG(double, yield_probability, kDefaults.yield_probability,
+          "probability of a yield or short spin at each lock schedule point");
+ABSL_FLAG(double, watchdog_seconds, kDefaults.watchdog_seconds,
+          "no progress for this long = a watchdog failure (report + abort)");
+ABSL_FLAG(int, quiescent_every, kDefaults.quiescent_every,
+          "op-thread ops between quiescent points (full checks at rest)");
+ABSL_FLAG(int, workers, kDefaults.workers, "work queue worker threads");
+ABSL_FLAG(bool, irq_thread, kDefaults.irq_thread,
+          "run the emulated receive interrupt (hardirq bare reservations, RESYNC)");
+ABSL_FLAG(int, bare_per_thread, kDefaults.bare_per_thread,
+          "bare flow reservations an op thread may hold (squeezes the 32 flows)");
+ABSL_FLAG(bool, flush_handoff, kDefaults.flush_handoff,
+          "after a flush, wake the new head of flow_queue (the kernel does not; see "
+          "docs/stress.md)");
+ABSL_FLAG(std::string, json_out, kDefaults.json_out, "write a JSON summary here");
+ABSL_FLAG(double, progress_every, 1.0, "seconds between progress lines (0 = none)");
+
+namespace flowcheck {
+namespace stress {
+
+StressConfig ConfigFromFlags() {
+  StressConfig c;
+  c.threads = absl::GetFlag(FLAGS_threads);
+  c.ops_per_thread = absl::GetFlag(FLAGS_ops_per_thread);
+  c.seconds = absl::GetFlag(FLAGS_seconds);
+  c.contexts = absl::GetFlag(FLAGS_contexts);
+  c.qps_per_thread = absl::GetFlag(FLAGS_qps_per_thread);
+  c.seed = absl::GetFlag(FLAGS_seed);
+  c.yield_probability = absl::GetFlag(FLAGS_yield_probability);
+  c.watchdog_seconds = absl::GetFlag(FLAGS_watchdog_seconds);
+  c.quiescent_every = absl::GetFlag(FLAGS_quiescent_every);
+  c.workers = absl::GetFlag(FLAGS_workers);
+  c.irq_thread = absl::GetFlag(FLAGS_irq_thread);
+  c.bare_per_thread = absl::GetFlag(FLAGS_bare_per_thread);
+  c.flush_handoff = absl::GetFlag(FLAGS_flush_handoff);
+  c.json_out = absl::GetFlag(FLAGS_json_out);
+  c.progress_every = absl::GetFlag(FLAGS_progress_every);
+  return c;
+}
+
+}  // namespace stress
+}  // namespace flowcheck

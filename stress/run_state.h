@@ -1,0 +1,128 @@
+// stress/run_state.h: internal to the driver. The state one stress run
+// shares between its threads, and what each thread keeps of its own.
+//
+// Ownership: a Participant's fields are written by its own thread only,
+// except `doing` and `counters` (relaxed atomics read by the watchdog and
+// the progress line). Other threads read the rest only inside a quiescent
+// point's leader action, ordered after the owner by the barrier.
+#ifndef FLOWCHECK_STRESS_RUN_STATE_H_
+#define FLOWCHECK_STRESS_RUN_STATE_H_
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/hfi1.h"
+#include "core/qp.h"
+#include "core/workqueue.h"
+#include "stress/barrier.h"
+#include "stress/checks.h"
+#include "stress/config.h"
+#include "stress/driver.h"
+#include "stress/rng.h"
+#include "stress/yield.h"
+
+namespace flowcheck {
+namespace stress {
+
+// What an op thread believes about one of its QPs (cross-checked against the
+// model at quiescent points).
+enum class QpState {
+  kIdle,         // no flow, on no queue, wants nothing
+  kOwned,        // owns a flow (hfi1_kern_setup_hw_flow returned 0, or granted)
+  kWaitingFlow,  // -EAGAIN: on flow_queue, wants_flow; the send engine will get it
+  kOwnedRarr,    // owns a flow and waits on rarr_queue (TIDs)
+};
+const char* QpStateName(QpState s);
+
+struct QpSlot {
+  rvt_qp* qp;
+  ContextState* ctx;
+  QpState state = QpState::kIdle;
+};
+
+// Outcome counters (summed into StressResult::counters by name).
+enum Counter {
+  kOps, kChecks,
+  kSetupOk, kSetupEagain, kGrantedByWakeup, kGrantedByRetry, kGiveUp, kRetryEagain,
+  kReleases, kUses, kRarrWaits, kRarrGrants, kRarrReleases, kRarrFlushes, kResyncAcks,
+  kBareReserved, kBareEagainFull, kBareReleased, kResyncs, kResyncsAccepted,
+  kNumCounters
+};
+extern const char* const kCounterNames[kNumCounters];
+
+struct Participant {
+  int index = 0;           // op threads 0..T-1; the interrupt thread T
+  bool irq = false;
+  std::string name;        // "stress-<i>" / "rcv-irq"
+  Rng rng{0};
+  int64_t ops_limit = 0;   // 0: no limit
+  int64_t ops_done = 0;
+  std::vector<QpSlot> slots;                         // op threads only
+  std::vector<std::pair<ContextState*, int>> bare;   // flows held without a QP
+  std::map<std::string, std::string> divergences;    // id -> first example
+  std::atomic<const char*> doing{"starting"};
+  std::atomic<uint64_t> counters[kNumCounters] = {};
+
+  void Count(Counter c, uint64_t n = 1) {
+    counters[c].store(counters[c].load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+};
+
+struct Run {
+  StressConfig config;
+  std::unique_ptr<YieldPolicy> yield;
+  workqueue_struct wq{"stress"};
+  std::vector<std::unique_ptr<hfi1_devdata>> devices;  // one per context
+  std::vector<std::unique_ptr<ContextState>> contexts;
+  std::vector<rvt_qp*> all_qps;              // QP j has qpn j + 1
+  std::vector<ContextState*> qp_contexts;    // qp_contexts[j]: all_qps[j]'s context
+  std::vector<std::unique_ptr<Participant>> participants;
+  std::unique_ptr<QuiescentBarrier> barrier;
+  std::atomic<uint64_t> progress{0};  // the watchdog's heartbeat
+  StressProgress* live = nullptr;     // optional, for progress lines
+  std::chrono::steady_clock::time_point start;
+  uint64_t quiescent_points = 0;      // leader only
+  int drain_rounds = 0;               // leader only
+  std::map<std::string, std::string> leader_divergences;  // leader only
+
+  void Beat() { progress.fetch_add(1, std::memory_order_relaxed); }
+};
+
+// The per-thread loops (thread_loop.cc). Each returns after the final drain.
+void OpThreadMain(Run* run, Participant* p);
+void IrqThreadMain(Run* run, Participant* p);
+
+// The leader actions (driver.cc), run by the last thread to arrive.
+// Quiescent point of the main phase: returns whether to keep going.
+bool QuiescentPoint(Run* run);
+// One round of the final drain: returns whether waiters remain.
+bool DrainRound(Run* run);
+// After the drain: final checks. Returns true.
+bool FinalPoint(Run* run);
+
+// Fails the run with `f`, found by `who` ("invariant <id>" marker).
+[[noreturn]] void FailWith(const Finding& f, const std::string& who);
+// Records divergences (first example per id) in `divergences` and fails on
+// the first real finding, saying it was found after `where` by `who`.
+void JudgeInto(std::map<std::string, std::string>* divergences,
+               const std::vector<Finding>& findings, const char* where, const std::string& who);
+inline void Judge(Participant* p, const std::vector<Finding>& findings, const char* where) {
+  if (!findings.empty()) JudgeInto(&p->divergences, findings, where, p->name);
+}
+
+// Bare (QP-less) reservations and releases (thread_loop.cc), for any harness
+// thread, no lock held: exp_lock -> kern_reserve_flow / clear_bit, recorded
+// in ctx's harness table in the same critical section, checked; a release
+// then wakes the head of flow_queue as hfi1_kern_clear_hw_flow would.
+void BareReserve(Participant* p, ContextState* ctx, int last);
+void BareRelease(Participant* p, size_t i);  // i: index into p->bare
+
+}  // namespace stress
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_STRESS_RUN_STATE_H_
