@@ -149,8 +149,10 @@ class Runner {
     for (InvariantViolation& x : v) {
       const bool upstream = x.severity == Severity::kUpstreamDivergence;
       divergent |= upstream;
-      if (!upstream || options_.strict) failing.push_back(std::move(x));
-      else if (options_.on_step) divergences_now_.insert(x.ToString());
+      if (!upstream || options_.strict)
+        failing.push_back(std::move(x));
+      else if (options_.on_step)
+        divergences_now_.insert(x.ToString());
     }
     if (divergent) ++result_.divergent_steps;
     if (options_.on_step && !initial_) {
@@ -198,16 +200,20 @@ class Runner {
         break;
       case ReserveOp::kReleaseOwned: {
         const int f = HarnessFlow(op.arg);
-        if (f < 0) NoCall("the harness owns no flow");
-        else Call({OpKind::kReleaseFlow, 0, f});
+        if (f < 0)
+          NoCall("the harness owns no flow");
+        else
+          Call({OpKind::kReleaseFlow, 0, f});
         break;
       }
       case ReserveOp::kReleaseIndex: {
         const int64_t idx = op.arg;
-        if (idx >= 0 && idx < oracle::kNumFlows && o().owner(static_cast<int>(idx)) == FlowOracle::kHarness) {
+        if (idx >= 0 && idx < oracle::kNumFlows &&
+            o().owner(static_cast<int>(idx)) == FlowOracle::kHarness) {
           Call({OpKind::kReleaseFlow, 0, idx});
         } else if (idx < 0 || idx >= oracle::kNumFlows) {
-          NoCall(absl::StrFormat("%d is not a flow index; releasing it is not the harness's to do", idx));
+          NoCall(absl::StrFormat("%d is not a flow index; releasing it is not the harness's to do",
+                                 idx));
         } else if (o().owner(static_cast<int>(idx)) == FlowOracle::kFree) {
           NoCall(absl::StrFormat("flow %d is free; releasing it would be a double free", idx));
         } else {
@@ -249,15 +255,30 @@ class Runner {
                               : g;
     uint32_t gen = 0;
     switch (sel % 8) {
-      case 0: gen = g == oracle::kReservedGeneration ? base : FlowOracle::NextGeneration(g); break;
-      case 1: gen = base; break;  // a duplicate
-      case 2: gen = FlowOracle::NextGeneration(FlowOracle::NextGeneration(base)); break;
-      case 3: gen = oracle::kReservedGeneration; break;
-      case 4: gen = 0xFFFFE; break;
-      case 5: gen = 0; break;
-      case 6: gen = static_cast<uint32_t>(b); break;
+      case 0:
+        gen = g == oracle::kReservedGeneration ? base : FlowOracle::NextGeneration(g);
+        break;
+      case 1:
+        gen = base;
+        break;  // a duplicate
+      case 2:
+        gen = FlowOracle::NextGeneration(FlowOracle::NextGeneration(base));
+        break;
+      case 3:
+        gen = oracle::kReservedGeneration;
+        break;
+      case 4:
+        gen = 0xFFFFE;
+        break;
+      case 5:
+        gen = 0;
+        break;
+      case 6:
+        gen = static_cast<uint32_t>(b);
+        break;
       default:  // a PSN inside a generation, not at its end
-        return (static_cast<uint32_t>(b * 0x1111) & 0xFFFFF) << 11 | static_cast<uint32_t>(b & 0x7F);
+        return (static_cast<uint32_t>(b * 0x1111) & 0xFFFFF) << 11 |
+               static_cast<uint32_t>(b & 0x7F);
     }
     return (gen << 11) - 1;
   }
@@ -266,13 +287,21 @@ class Runner {
     const int q = op.qp;
     const bool owns_flow = o().qp(q).flow != oracle::kNoFlow;
     switch (static_cast<FlowOp>(op.code)) {
-      case FlowOp::kSetup: Call({OpKind::kSetupHwFlow, q}); break;
-      case FlowOp::kClear: Call({OpKind::kClearHwFlow, q}); break;
-      case FlowOp::kFlush: Call({OpKind::kFlushWait, q}); break;
+      case FlowOp::kSetup:
+        Call({OpKind::kSetupHwFlow, q});
+        break;
+      case FlowOp::kClear:
+        Call({OpKind::kClearHwFlow, q});
+        break;
+      case FlowOp::kFlush:
+        Call({OpKind::kFlushWait, q});
+        break;
       case FlowOp::kRarrWait:
         // hfi1_kern_exp_rcv_setup runs only once the QP has its flow.
-        if (owns_flow) Call({OpKind::kRarrWait, q});
-        else Call({OpKind::kSetupHwFlow, q}, kFlowFirst);
+        if (owns_flow)
+          Call({OpKind::kRarrWait, q});
+        else
+          Call({OpKind::kSetupHwFlow, q}, kFlowFirst);
         break;
       case FlowOp::kRarrGrant: {
         const oracle::QueueState& rq = o().rarr_queue();
@@ -283,8 +312,9 @@ class Runner {
         } else if (grants_[q] >= kMaxGrantsInFlight) {
           NoCall("the flow ring is full: hfi1_kern_exp_rcv_setup returns -EINVAL");
         } else if (!may_allocate) {
-          Call({OpKind::kRarrWait, q}, "another QP waits ahead on rarr_queue, so "
-                                       "hfi1_kern_exp_rcv_setup queues this one");
+          Call({OpKind::kRarrWait, q},
+               "another QP waits ahead on rarr_queue, so "
+               "hfi1_kern_exp_rcv_setup queues this one");
         } else {
           Call({OpKind::kRarrGrant, q});
           ++grants_[q];
@@ -299,20 +329,32 @@ class Runner {
           --grants_[q];
         }
         break;
-      case FlowOp::kSetWantsFlow: Call({OpKind::kSetWantsFlow, q, op.arg}); break;
-      case FlowOp::kResync: Call({OpKind::kResync, q, ResyncPsn(q, op.sel, op.arg)}); break;
-      case FlowOp::kClearResync: Call({OpKind::kClearResync, q}); break;
-      case FlowOp::kRunWork: Call({OpKind::kRunWork}); break;
+      case FlowOp::kSetWantsFlow:
+        Call({OpKind::kSetWantsFlow, q, op.arg});
+        break;
+      case FlowOp::kResync:
+        Call({OpKind::kResync, q, ResyncPsn(q, op.sel, op.arg)});
+        break;
+      case FlowOp::kClearResync:
+        Call({OpKind::kClearResync, q});
+        break;
+      case FlowOp::kRunWork:
+        Call({OpKind::kRunWork});
+        break;
       case FlowOp::kRunAllWork:
         for (int i = 0; i < kMaxRunAll && result_.ok; ++i) {
           if (Call({OpKind::kRunWork}) == 0) break;
         }
         break;
-      case FlowOp::kReserve: Call({OpKind::kReserveFlow, 0, op.arg}); break;
+      case FlowOp::kReserve:
+        Call({OpKind::kReserveFlow, 0, op.arg});
+        break;
       case FlowOp::kReleaseOwned: {
         const int f = HarnessFlow(op.arg);
-        if (f < 0) NoCall("the harness owns no flow");
-        else Call({OpKind::kReleaseFlow, 0, f});
+        if (f < 0)
+          NoCall("the harness owns no flow");
+        else
+          Call({OpKind::kReleaseFlow, 0, f});
         break;
       }
     }
@@ -343,8 +385,9 @@ ExecResult Execute(const Program& p, const ExecOptions& options) {
   ExecResult again = Runner(p, traced).Run();
   if (again.ok || again.failure.op_index != r.failure.op_index ||
       again.failure.sub != r.failure.sub) {
-    std::fprintf(stderr, "fuzz executor: the traced re-run of a failing program did not fail "
-                         "the same way: the run is not deterministic (a harness bug)\n");
+    std::fprintf(stderr,
+                 "fuzz executor: the traced re-run of a failing program did not fail "
+                 "the same way: the run is not deterministic (a harness bug)\n");
     std::abort();
   }
   return again;
@@ -363,9 +406,9 @@ std::string FailureReport(const Program& p, const Failure& f) {
   if (f.layer == FailLayer::kInvariant) {
     layer = "invariant " + (f.violations.empty() ? std::string("?") : f.violations[0].id);
   }
-  std::string s = absl::StrFormat("flowcheck: FAIL [%s] %s op #%u%s %s\n", layer,
-                                  TargetName(p.format), f.op_index,
-                                  f.sub ? absl::StrFormat(" (call %d)", f.sub + 1) : "", f.op);
+  std::string s =
+      absl::StrFormat("flowcheck: FAIL [%s] %s op #%u%s %s\n", layer, TargetName(p.format),
+                      f.op_index, f.sub ? absl::StrFormat(" (call %d)", f.sub + 1) : "", f.op);
   s += absl::StrFormat("  call:     %s\n", f.call);
   s += absl::StrFormat("  returned: model %d, %s %d%s\n", f.model_ret,
                        p.format == Format::kPure ? "reference" : "oracle", f.oracle_ret,

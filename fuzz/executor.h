@@ -43,9 +43,9 @@ namespace fuzz {
 
 // One call to the model (or one check-only step), as the trace shows it.
 struct StepRecord {
-  size_t op_index = 0;   // in Program::ops
-  int sub = 0;           // n-th call of an op that makes several (fill, run_all_work)
-  std::string call;      // the call made ("reserve_flow(last=-1)"), or "no call: <why>"
+  size_t op_index = 0;  // in Program::ops
+  int sub = 0;          // n-th call of an op that makes several (fill, run_all_work)
+  std::string call;     // the call made ("reserve_flow(last=-1)"), or "no call: <why>"
   bool called = false;
   int64_t model_ret = 0, oracle_ret = 0;
   uint64_t mask_before = 0, mask_after = 0;  // the model's flow_mask
@@ -58,8 +58,8 @@ struct Failure {
   FailLayer layer = FailLayer::kOracle;
   size_t op_index = 0;
   int sub = 0;
-  std::string op;        // DescribeOp of the program op
-  std::string call;      // the call that went wrong
+  std::string op;    // DescribeOp of the program op
+  std::string call;  // the call that went wrong
   int64_t model_ret = 0, oracle_ret = 0;
   std::vector<std::string> diffs;              // model vs oracle (or reference)
   std::vector<InvariantViolation> violations;  // the ones that fail the step
@@ -77,8 +77,8 @@ struct ExecOptions {
 
 struct ExecResult {
   bool ok = true;
-  Failure failure;       // valid when !ok
-  size_t calls = 0;      // calls into the model
+  Failure failure;             // valid when !ok
+  size_t calls = 0;            // calls into the model
   size_t divergent_steps = 0;  // steps after which an upstream divergence held
 };
 

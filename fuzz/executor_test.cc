@@ -86,11 +86,10 @@ TEST(Executor, DeterministicAcrossPooledRuns) {
 
 // a QP waiting on rarr_queue and flushed is charged to flow_queue.
 // Not a failure by default (the kernel does it); a W5 failure under strict.
-const std::vector<uint8_t> kR1 = {'F', 1, 2, 0, 0,
-                                  0, 0, 0, 0,   // setup_hw_flow(qp#0)
-                                  3, 0, 0, 0,   // rarr_wait(qp#0)
-                                  2, 0, 0, 0,   // flush_wait(qp#0)
-                                  0, 1, 0, 0};  // setup_hw_flow(qp#1)
+const std::vector<uint8_t> kR1 = {'F', 1, 2, 0, 0, 0, 0, 0, 0,  // setup_hw_flow(qp#0)
+                                  3,   0, 0, 0,                 // rarr_wait(qp#0)
+                                  2,   0, 0, 0,                 // flush_wait(qp#0)
+                                  0,   1, 0, 0};                // setup_hw_flow(qp#1)
 
 TEST(Executor, UpstreamDivergenceIsAFindingNotAFailureByDefault) {
   ExecResult r = Execute(MustDecode(kR1), ExecOptions());
@@ -115,18 +114,18 @@ TEST(Executor, StrictModeFailsAtTheStepThatDiverges) {
   EXPECT_EQ(r.failure.mask_before, 1u);
   EXPECT_EQ(r.failure.mask_after, 1u);
   const std::string report = FailureReport(p, r.failure);
-  EXPECT_THAT(report, StartsWith("flowcheck: FAIL [invariant W5] flow_fuzz op #2 flush_wait(qp#0)\n"));
+  EXPECT_THAT(report,
+              StartsWith("flowcheck: FAIL [invariant W5] flow_fuzz op #2 flush_wait(qp#0)\n"));
   EXPECT_THAT(report, HasSubstr("flow_mask before: model     0x00000001 [#......"));
   EXPECT_THAT(report, HasSubstr("[R-1] flow_queue: enqueue 0 - dequeue 1"));
 }
 
 // The legalisation rules: each mapped op is what a legal caller does.
 TEST(Executor, IllegalCallsAreMappedToWhatACallerDoes) {
-  const Program p = MustDecode({'F', 1, 1, 0, 0,
-                                4, 0, 0, 0,    // rarr_grant without a flow -> setup
-                                5, 1, 0, 0,    // rarr_release without a grant -> no call
-                                4, 1, 0, 0,    // rarr_grant (qp#1 of 2) ... qp 1 % 2
-                                12, 0, 0, 0}); // release_owned with nothing -> no call
+  const Program p = MustDecode({'F', 1, 1, 0, 0, 4, 0, 0, 0,  // rarr_grant without a flow -> setup
+                                5,   1, 0, 0,    // rarr_release without a grant -> no call
+                                4,   1, 0, 0,    // rarr_grant (qp#1 of 2) ... qp 1 % 2
+                                12,  0, 0, 0});  // release_owned with nothing -> no call
   std::vector<std::string> calls;
   ExecOptions o;
   o.on_step = [&calls](const StepRecord& s) { calls.push_back(s.call); };
@@ -139,13 +138,12 @@ TEST(Executor, IllegalCallsAreMappedToWhatACallerDoes) {
 }
 
 TEST(Executor, ReleaseIndexOnlyReleasesWhatTheHarnessOwns) {
-  const Program p = MustDecode({'R', 1,
-                                0, 0, 4, 0, 0, 0,    // reserve(4) -> 4
-                                3, 0, 0, 0, 0, 0,    // qp#0 takes flow 0
-                                2, 0, 0, 0, 0, 0,    // release_index(0): qp#0's
-                                2, 9, 0, 0, 0, 0,    // release_index(9): free
-                                2, 0xF0, 0, 0, 0, 0, // release_index(-16)
-                                2, 4, 0, 0, 0, 0});  // release_index(4): ours
+  const Program p = MustDecode({'R', 1,    0, 0, 4, 0, 0, 0,  // reserve(4) -> 4
+                                3,   0,    0, 0, 0, 0,        // qp#0 takes flow 0
+                                2,   0,    0, 0, 0, 0,        // release_index(0): qp#0's
+                                2,   9,    0, 0, 0, 0,        // release_index(9): free
+                                2,   0xF0, 0, 0, 0, 0,        // release_index(-16)
+                                2,   4,    0, 0, 0, 0});      // release_index(4): ours
   std::vector<StepRecord> steps;
   ExecOptions o;
   o.on_step = [&steps](const StepRecord& s) { steps.push_back(s); };

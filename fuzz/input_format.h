@@ -62,30 +62,30 @@ inline constexpr int kReserveOpCount = 8;
 inline constexpr int kReserveQps = 2;  // QPs of the reserve target's context
 
 enum class FlowOp : uint8_t {
-  kSetup = 0,         // caller_setup_hw_flow(qp)
-  kClear = 1,         // caller_clear_hw_flow(qp)
-  kFlush = 2,         // caller_flush_wait(qp)
-  kRarrWait = 3,      // caller_rarr_wait(qp); qp without a flow: setup instead
-  kRarrGrant = 4,     // caller_rarr_grant(qp); legalised, see executor.cc
-  kRarrRelease = 5,   // caller_rarr_release(qp) if qp holds a grant, else no call
-  kSetWantsFlow = 6,  // caller_set_wants_flow(qp, arg & 1)
-  kResync = 7,        // caller_resync(qp, psn chosen by sel/arg from the state)
-  kClearResync = 8,   // caller_clear_resync(qp)
-  kRunWork = 9,       // one work item
-  kRunAllWork = 10,   // work items until idle (at most 64)
-  kReserve = 11,      // caller_reserve_flow(last) (a bare reservation)
-  kReleaseOwned = 12, // release the (arg % n)-th flow the harness owns
+  kSetup = 0,          // caller_setup_hw_flow(qp)
+  kClear = 1,          // caller_clear_hw_flow(qp)
+  kFlush = 2,          // caller_flush_wait(qp)
+  kRarrWait = 3,       // caller_rarr_wait(qp); qp without a flow: setup instead
+  kRarrGrant = 4,      // caller_rarr_grant(qp); legalised, see executor.cc
+  kRarrRelease = 5,    // caller_rarr_release(qp) if qp holds a grant, else no call
+  kSetWantsFlow = 6,   // caller_set_wants_flow(qp, arg & 1)
+  kResync = 7,         // caller_resync(qp, psn chosen by sel/arg from the state)
+  kClearResync = 8,    // caller_clear_resync(qp)
+  kRunWork = 9,        // one work item
+  kRunAllWork = 10,    // work items until idle (at most 64)
+  kReserve = 11,       // caller_reserve_flow(last) (a bare reservation)
+  kReleaseOwned = 12,  // release the (arg % n)-th flow the harness owns
 };
 inline constexpr int kFlowOpCount = 13;
 inline constexpr int kMaxFlowQps = 8;
 
 enum class PureOp : uint8_t {
-  kGeneration = 0,  // mask_generation, kern_flow_generation_next (arg = u32)
-  kRegister = 1,    // kern_set_hw_flow + read_r_next_psn (arg = gen, qp = flow)
-  kReserveMask = 2, // kern_reserve_flow on flow_mask = arg, last = arg2
-  kPosition = 3,    // position_in_queue(tid_enqueue = arg, dequeue = arg2)
-  kMaskPsn = 4,     // mask_psn(arg)
-  kBitops = 5,      // ffz, hweight_long, test_and_set_bit, clear_bit (word, nr)
+  kGeneration = 0,   // mask_generation, kern_flow_generation_next (arg = u32)
+  kRegister = 1,     // kern_set_hw_flow + read_r_next_psn (arg = gen, qp = flow)
+  kReserveMask = 2,  // kern_reserve_flow on flow_mask = arg, last = arg2
+  kPosition = 3,     // position_in_queue(tid_enqueue = arg, dequeue = arg2)
+  kMaskPsn = 4,      // mask_psn(arg)
+  kBitops = 5,       // ffz, hweight_long, test_and_set_bit, clear_bit (word, nr)
 };
 inline constexpr int kPureOpCount = 6;
 
@@ -93,8 +93,8 @@ inline constexpr int kPureOpCount = 6;
 // format; the meaning of the other fields depends on it (see the enums).
 struct FuzzOp {
   uint8_t code = 0;
-  uint8_t sel = 0;   // a selector byte (resync's psn choice)
-  int qp = 0;        // already reduced modulo the program's QP count
+  uint8_t sel = 0;  // a selector byte (resync's psn choice)
+  int qp = 0;       // already reduced modulo the program's QP count
   int64_t arg = 0;
   int64_t arg2 = 0;
 };
@@ -102,8 +102,8 @@ struct FuzzOp {
 struct Program {
   Format format = Format::kReserve;
   uint8_t version = 0;
-  int num_qps = 0;     // QPs of the Lockstep (0 for pure)
-  uint64_t seed = 0;   // Lockstep seed: the context's initial generations
+  int num_qps = 0;    // QPs of the Lockstep (0 for pure)
+  uint64_t seed = 0;  // Lockstep seed: the context's initial generations
   std::vector<FuzzOp> ops;
   // What the decoder dropped, for the reproducer's listing.
   size_t unknown_skipped = 0;  // records with an undefined opcode

@@ -69,11 +69,13 @@ TEST(DecodeGeneration, EdgesNearReserved) {
 TEST(ReserveFormat, EveryOp) {
   DecodeResult d = DecodeBytes(ReserveInput({
       ReserveRecord(0, 6, static_cast<uint32_t>(-7)),  // reserve(last=-7)
-      ReserveRecord(1, 200, 0),                         // release_owned(200)
-      ReserveRecord(2, 0xFE, 0),                        // release_index(-2)
-      ReserveRecord(3, 5, 0),                           // qp_setup(5 % 2)
-      ReserveRecord(4, 2, 0),                           // qp_clear(0)
-      ReserveRecord(5, 0, 0), ReserveRecord(6, 0, 0), ReserveRecord(7, 0, 0),
+      ReserveRecord(1, 200, 0),                        // release_owned(200)
+      ReserveRecord(2, 0xFE, 0),                       // release_index(-2)
+      ReserveRecord(3, 5, 0),                          // qp_setup(5 % 2)
+      ReserveRecord(4, 2, 0),                          // qp_clear(0)
+      ReserveRecord(5, 0, 0),
+      ReserveRecord(6, 0, 0),
+      ReserveRecord(7, 0, 0),
   }));
   ASSERT_TRUE(d.ok()) << d.error;
   const Program& p = d.program;
@@ -93,7 +95,7 @@ TEST(ReserveFormat, EveryOp) {
 TEST(ReserveFormat, UndefinedOpcodesHighNibbleAndPartialRecord) {
   Bytes b = ReserveInput({ReserveRecord(0x08, 0, 0), ReserveRecord(0x0F, 0, 0),
                           ReserveRecord(0xA0, 0, 3)});  // high nibble ignored: reserve(3)
-  Append(&b, {0, 0, 1});                                 // 3 of 6 bytes
+  Append(&b, {0, 0, 1});                                // 3 of 6 bytes
   DecodeResult d = DecodeBytes(b);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d.program.unknown_skipped, 2u);
@@ -121,12 +123,19 @@ TEST(FlowFormat, HeaderAndEveryOp) {
   EXPECT_EQ(p.num_qps, 3);
   EXPECT_EQ(p.seed, 0x1234u);
   ASSERT_EQ(p.ops.size(), static_cast<size_t>(kFlowOpCount));
-  const char* want[kFlowOpCount] = {
-      "setup_hw_flow(qp#1)", "clear_hw_flow(qp#1)",  "flush_wait(qp#1)",
-      "rarr_wait(qp#1)",     "rarr_grant(qp#1)",     "rarr_release(qp#1)",
-      "set_wants_flow(qp#1, true)", "resync(qp#1, choice=5, b=9)", "clear_resync(qp#1)",
-      "run_work()",          "run_all_work()",       "reserve(last=-10)",
-      "release_owned(k=5)"};
+  const char* want[kFlowOpCount] = {"setup_hw_flow(qp#1)",
+                                    "clear_hw_flow(qp#1)",
+                                    "flush_wait(qp#1)",
+                                    "rarr_wait(qp#1)",
+                                    "rarr_grant(qp#1)",
+                                    "rarr_release(qp#1)",
+                                    "set_wants_flow(qp#1, true)",
+                                    "resync(qp#1, choice=5, b=9)",
+                                    "clear_resync(qp#1)",
+                                    "run_work()",
+                                    "run_all_work()",
+                                    "reserve(last=-10)",
+                                    "release_owned(k=5)"};
   for (int i = 0; i < kFlowOpCount; ++i) EXPECT_EQ(DescribeOp(p.format, p.ops[i]), want[i]);
   EXPECT_THAT(DescribeProgram(p), HasSubstr("flow_fuzz v1, 3 QPs, seed 4660, 13 op(s)"));
 }
@@ -138,13 +147,13 @@ TEST(PureFormat, EveryOp) {
     AppendU32(&b, a);
     AppendU32(&b, c);
   };
-  rec(0, 1, 3, 0);            // generation(edge 3 = 0xFFFFE)
-  rec(1, 0, 0x123456, 33);    // register(gen 0x23456, flow 1)
-  rec(2, 0x40, 0, 0x21);      // full mask, last = 33
-  rec(2, 0x80, 5, 0);         // all but flow 5
-  rec(3, 0x04, 10, 0xFF);     // dequeue = enqueue + 1
+  rec(0, 1, 3, 0);          // generation(edge 3 = 0xFFFFE)
+  rec(1, 0, 0x123456, 33);  // register(gen 0x23456, flow 1)
+  rec(2, 0x40, 0, 0x21);    // full mask, last = 33
+  rec(2, 0x80, 5, 0);       // all but flow 5
+  rec(3, 0x04, 10, 0xFF);   // dequeue = enqueue + 1
   rec(4, 0, 0xFFFFFFFF, 0);
-  rec(5, 0x80 | 7, 0, 0);     // word ~(1 << 7)
+  rec(5, 0x80 | 7, 0, 0);  // word ~(1 << 7)
   DecodeResult d = DecodeBytes(b);
   ASSERT_TRUE(d.ok());
   const Program& p = d.program;

@@ -46,16 +46,24 @@ class PureRunner {
       ++result_.calls;
       mask_before_ = mask_after_ = reference_mask_after_ = 0;  // only reserve_on_mask sets them
       switch (static_cast<PureOp>(op.code)) {
-        case PureOp::kGeneration: Generation(static_cast<uint32_t>(op.arg)); break;
-        case PureOp::kRegister: Register(static_cast<uint32_t>(op.arg), op.qp); break;
+        case PureOp::kGeneration:
+          Generation(static_cast<uint32_t>(op.arg));
+          break;
+        case PureOp::kRegister:
+          Register(static_cast<uint32_t>(op.arg), op.qp);
+          break;
         case PureOp::kReserveMask:
           ReserveMask(static_cast<uint32_t>(op.arg), static_cast<int>(op.arg2));
           break;
         case PureOp::kPosition:
           Position(static_cast<uint32_t>(op.arg), static_cast<uint32_t>(op.arg2));
           break;
-        case PureOp::kMaskPsn: MaskPsn(static_cast<uint32_t>(op.arg)); break;
-        case PureOp::kBitops: Bitops(static_cast<uint64_t>(op.arg), static_cast<int>(op.arg2)); break;
+        case PureOp::kMaskPsn:
+          MaskPsn(static_cast<uint32_t>(op.arg));
+          break;
+        case PureOp::kBitops:
+          Bitops(static_cast<uint64_t>(op.arg), static_cast<int>(op.arg2));
+          break;
       }
       if (options_.on_step && result_.ok) {
         StepRecord rec;
@@ -74,16 +82,19 @@ class PureRunner {
 
  private:
   // Records the results; `diffs` non-empty or `violations` non-empty fails.
-  void Judge(const std::string& call, int64_t model, int64_t reference,
-             std::vector<std::string> diffs, std::vector<InvariantViolation> violations,
-             bool has_masks = false) {
+  // `describe` returns the call as text; it runs only on failure, so that the
+  // passing case formats nothing.
+  template <typename DescribeFn>
+  void Judge(DescribeFn describe, int64_t model, int64_t reference, std::vector<std::string> diffs,
+             std::vector<InvariantViolation> violations, bool has_masks = false) {
     last_model_ = model;
     last_reference_ = reference;
+    if (model == reference && diffs.empty() && violations.empty()) return;
+    const std::string call = describe();
     if (model != reference && diffs.empty()) {
       diffs.push_back(absl::StrFormat("%s: model %d (0x%x), reference %d (0x%x)", call, model,
                                       model, reference, reference));
     }
-    if (diffs.empty() && violations.empty()) return;
     result_.ok = false;
     Failure& f = result_.failure;
     f.layer = diffs.empty() ? FailLayer::kInvariant : FailLayer::kOracle;
@@ -107,7 +118,8 @@ class PureRunner {
   void Generation(uint32_t g) {
     const uint32_t masked = mask_generation(g);
     if (masked != (g & 0xFFFFF)) {
-      Judge(absl::StrFormat("mask_generation(0x%x)", g), masked, g & 0xFFFFF, {}, {});
+      Judge([&] { return absl::StrFormat("mask_generation(0x%x)", g); }, masked, g & 0xFFFFF, {},
+            {});
       return;
     }
     const uint32_t next = kern_flow_generation_next(g);
@@ -116,9 +128,10 @@ class PureRunner {
       v.push_back(Violation("F4", absl::StrFormat("next(0x%x) is RESERVED", g)));
     }
     if (next > 0xFFFFF) {
-      v.push_back(Violation("F4", absl::StrFormat("next(0x%x) = 0x%x is wider than 20 bits", g, next)));
+      v.push_back(
+          Violation("F4", absl::StrFormat("next(0x%x) = 0x%x is wider than 20 bits", g, next)));
     }
-    Judge(absl::StrFormat("kern_flow_generation_next(0x%x)", g), next,
+    Judge([&] { return absl::StrFormat("kern_flow_generation_next(0x%x)", g); }, next,
           FlowOracle::NextGeneration(g), {}, std::move(v));
   }
 
@@ -127,7 +140,9 @@ class PureRunner {
     const char* id = gen == oracle::kReservedGeneration ? "F3" : "F2";
     auto bit = [reg](int b) { return (reg >> b) & 1; };
     auto expect = [&](bool ok, const char* what) {
-      if (!ok) v->push_back(Violation(id, absl::StrFormat("register 0x%016x for generation 0x%x: %s", reg, gen, what)));
+      if (!ok)
+        v->push_back(Violation(
+            id, absl::StrFormat("register 0x%016x for generation 0x%x: %s", reg, gen, what)));
     };
     expect((reg & 0x7FF) == 0, "sequence (bits 0..10) is not 0");
     expect(((reg >> 11) & 0xFFFFF) == gen, "generation (bits 11..30) is not the one written");
@@ -146,14 +161,16 @@ class PureRunner {
     const uint64_t reg = read_uctxt_csr(d.dd.get(), 0, RCV_TID_FLOW_TABLE + 8 * flow);
     std::vector<InvariantViolation> v;
     CheckRegisterFields(gen, reg, &v);
-    const std::string call = absl::StrFormat("kern_set_hw_flow(gen=0x%x, flow=%d)", gen, flow);
+    auto call = [gen, flow] {
+      return absl::StrFormat("kern_set_hw_flow(gen=0x%x, flow=%d)", gen, flow);
+    };
     const uint64_t want = FlowOracle::RegisterValue(gen);
     if (reg != want) {
       Judge(call, static_cast<int64_t>(reg), static_cast<int64_t>(want), {}, std::move(v));
       return;
     }
     const uint32_t psn = read_r_next_psn(d.dd.get(), 0, static_cast<u8>(flow));
-    Judge(absl::StrFormat("%s; read_r_next_psn(flow=%d)", call, flow), psn,
+    Judge([&] { return absl::StrFormat("%s; read_r_next_psn(flow=%d)", call(), flow); }, psn,
           static_cast<uint32_t>(want & 0x7FFFFFFF), {}, std::move(v));
   }
 
@@ -166,7 +183,9 @@ class PureRunner {
     const uint64_t after = rcd->flow_mask;
     spin_unlock_irqrestore(&rcd->exp_lock, flags);
     // The oracle brought to the same state: the harness holds every set bit.
-    FlowOracle o({}, {});
+    static FlowOracle* oracle = new FlowOracle({}, {});  // reset, not rebuilt, per op
+    FlowOracle& o = *oracle;
+    o.Reset({});
     for (int f = 0; f < oracle::kNumFlows; ++f) {
       if ((mask >> f) & 1) o.ReserveFlow(f);
     }
@@ -179,8 +198,9 @@ class PureRunner {
       diffs.push_back(absl::StrFormat("flow_mask after: model 0x%x, reference 0x%x", after,
                                       reference_mask_after_));
     }
-    Judge(absl::StrFormat("kern_reserve_flow(flow_mask=0x%08x, last=%d)", mask, last), got, want,
-          std::move(diffs), {}, /*has_masks=*/true);
+    Judge(
+        [&] { return absl::StrFormat("kern_reserve_flow(flow_mask=0x%08x, last=%d)", mask, last); },
+        got, want, std::move(diffs), {}, /*has_masks=*/true);
   }
 
   void Position(uint32_t enq, uint32_t deq) {
@@ -189,12 +209,14 @@ class PureRunner {
     tid_queue queue = {};
     queue.dequeue = deq;
     const uint32_t got = position_in_queue(&priv, &queue);
-    Judge(absl::StrFormat("position_in_queue(tid_enqueue=%u, dequeue=%u)", enq, deq), got,
-          static_cast<uint32_t>(enq - deq), {}, {});  // u32 arithmetic: wraps
+    Judge(
+        [&] { return absl::StrFormat("position_in_queue(tid_enqueue=%u, dequeue=%u)", enq, deq); },
+        got, static_cast<uint32_t>(enq - deq), {}, {});  // u32 arithmetic: wraps
   }
 
   void MaskPsn(uint32_t v) {
-    Judge(absl::StrFormat("mask_psn(0x%x)", v), mask_psn(v), v & 0x7FFFFFFFu, {}, {});
+    Judge([&] { return absl::StrFormat("mask_psn(0x%x)", v); }, mask_psn(v), v & 0x7FFFFFFFu, {},
+          {});
   }
 
   void Bitops(uint64_t word, int nr) {
@@ -220,8 +242,9 @@ class PureRunner {
     unsigned long set = w;
     const bool old = test_and_set_bit(nr, &set);
     if (old != was || set != (w | 1ul << nr)) {
-      diffs.push_back(absl::StrFormat("test_and_set_bit(%d, 0x%x): model %d -> 0x%x, reference %d -> 0x%x",
-                                      nr, w, old, set, was, w | 1ul << nr));
+      diffs.push_back(
+          absl::StrFormat("test_and_set_bit(%d, 0x%x): model %d -> 0x%x, reference %d -> 0x%x", nr,
+                          w, old, set, was, w | 1ul << nr));
     }
     unsigned long cleared = w;
     clear_bit(nr, &cleared);
@@ -229,7 +252,8 @@ class PureRunner {
       diffs.push_back(absl::StrFormat("clear_bit(%d, 0x%x): model 0x%x, reference 0x%x", nr, w,
                                       cleared, w & ~(1ul << nr)));
     }
-    Judge(absl::StrFormat("bitops(0x%x, nr=%d)", w, nr), 0, 0, std::move(diffs), {});
+    Judge([&] { return absl::StrFormat("bitops(0x%x, nr=%d)", w, nr); }, 0, 0, std::move(diffs),
+          {});
   }
 
   const Program& p_;

@@ -46,9 +46,10 @@ struct Flags {
 };
 
 int Usage(const std::string& why) {
-  std::printf("reproduce: %s\nusage: reproduce [--target=NAME] [--strict] "
-              "[--emit_gtest=PATH] FILE\n",
-              why.c_str());
+  std::printf(
+      "reproduce: %s\nusage: reproduce [--target=NAME] [--strict] "
+      "[--emit_gtest=PATH] FILE\n",
+      why.c_str());
   return kUnusable;
 }
 
@@ -108,13 +109,12 @@ std::string GtestSource(const Flags& flags, const std::vector<uint8_t>& bytes,
       "// \"@com_google_googletest//:gtest_main\" (testonly) builds it; it fails\n"
       "// until the bug is fixed, without libFuzzer. See docs/fuzz.md.\n",
       flags.strict ? " --strict" : "", Basename(flags.file), summary);
-  s +=
-      "#include <cstdint>\n\n"
-      "#include \"fuzz/executor.h\"\n"
-      "#include \"fuzz/input_format.h\"\n"
-      "#include \"gtest/gtest.h\"\n\n"
-      "namespace {\n\n"
-      "constexpr uint8_t kInput[] = {";
+  s += "#include <cstdint>\n\n"
+       "#include \"fuzz/executor.h\"\n"
+       "#include \"fuzz/input_format.h\"\n"
+       "#include \"gtest/gtest.h\"\n\n"
+       "namespace {\n\n"
+       "constexpr uint8_t kInput[] = {";
   for (size_t i = 0; i < bytes.size(); ++i) {
     s += absl::StrFormat("%s0x%02x,", i % 12 == 0 ? "\n    " : " ", bytes[i]);
   }
@@ -148,12 +148,11 @@ int Run(const Flags& flags) {
   if (!flags.target.empty()) {
     Format wanted;
     if (!FormatForTarget(flags.target, &wanted)) {
-      return Usage("unknown --target " + flags.target +
-                   " (reserve_fuzz, flow_fuzz or pure_fuzz)");
+      return Usage("unknown --target " + flags.target + " (reserve_fuzz, flow_fuzz or pure_fuzz)");
     }
     if (wanted != p.format) {
-      std::printf("reproduce: the file is a %s input (header '%c'), not %s\n",
-                  TargetName(p.format), static_cast<char>(p.format), TargetName(wanted));
+      std::printf("reproduce: the file is a %s input (header '%c'), not %s\n", TargetName(p.format),
+                  static_cast<char>(p.format), TargetName(wanted));
       return kUnusable;
     }
   }
@@ -169,9 +168,9 @@ int Run(const Flags& flags) {
   options.on_step = [&p](const StepRecord& s) {
     std::string line = absl::StrFormat("  #%-3u %s%s", s.op_index,
                                        s.sub ? absl::StrFormat("[%d] ", s.sub + 1) : "", s.call);
-    if (s.called) line += absl::StrFormat(" -> model %d, %s %d", s.model_ret,
-                                          p.format == Format::kPure ? "reference" : "oracle",
-                                          s.oracle_ret);
+    if (s.called)
+      line += absl::StrFormat(" -> model %d, %s %d", s.model_ret,
+                              p.format == Format::kPure ? "reference" : "oracle", s.oracle_ret);
     if (p.format != Format::kPure || s.mask_before != 0 || s.mask_after != 0) {
       line += absl::StrFormat("   flow_mask 0x%08x -> 0x%08x", s.mask_before, s.mask_after);
     }
@@ -188,13 +187,15 @@ int Run(const Flags& flags) {
     std::printf("\nresult: REPRODUCED at op #%zu after %zu call(s) (exit %d)\n", r.failure.op_index,
                 r.calls, kReproduced);
   } else {
-    std::printf("\nresult: the input PASSES: %zu call(s), the model agreed with the %s and every "
-                "invariant held (exit %d)\n",
-                r.calls, p.format == Format::kPure ? "reference" : "oracle", kPasses);
+    std::printf(
+        "\nresult: the input PASSES: %zu call(s), the model agreed with the %s and every "
+        "invariant held (exit %d)\n",
+        r.calls, p.format == Format::kPure ? "reference" : "oracle", kPasses);
     if (r.divergent_steps > 0 && !flags.strict) {
-      std::printf("note: upstream divergences (the kernel's own hazards) held after %zu call(s); "
-                  "--strict makes them failures\n",
-                  r.divergent_steps);
+      std::printf(
+          "note: upstream divergences (the kernel's own hazards) held after %zu call(s); "
+          "--strict makes them failures\n",
+          r.divergent_steps);
     }
     summary = "nothing (the input passed)";
   }
