@@ -1,6 +1,7 @@
 // core/invariants.cc: CheckInvariants and CheckFlowBitmap (see invariants.h).
 #include "core/invariants.h"
 
+#include "absl/container/inlined_vector.h"
 #include "core/invariants_internal.h"
 #include "lockcheck/lockdep.h"
 
@@ -18,9 +19,10 @@ namespace {
 
 // A QP of another context is a caller error: its state says nothing about
 // `rcd`, and checking it would produce misleading findings.
-std::vector<rvt_qp*> OwnQps(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
-                            internal::Collector* c) {
-  std::vector<rvt_qp*> own;
+absl::InlinedVector<rvt_qp*, 16> OwnQps(const hfi1_ctxtdata& rcd,
+                                        absl::Span<rvt_qp* const> qps,
+                                        internal::Collector* c) {
+  absl::InlinedVector<rvt_qp*, 16> own;  // no allocation for up to 16 QPs
   for (rvt_qp* qp : qps) {
     if (qp->priv->rcd == &rcd) {
       own.push_back(qp);
@@ -41,7 +43,7 @@ std::vector<InvariantViolation> CheckInvariants(const hfi1_ctxtdata& rcd,
   lockdep_assert_held(&rcd.exp_lock);
   std::vector<InvariantViolation> out;
   internal::Collector c(&out);
-  std::vector<rvt_qp*> own = OwnQps(rcd, qps, &c);
+  absl::InlinedVector<rvt_qp*, 16> own = OwnQps(rcd, qps, &c);
   internal::CheckFlows(rcd, own, options, /*bitmap_only=*/false, &c);
   internal::CheckWaitQueues(rcd, own, options, &c);
   return out;
@@ -55,7 +57,7 @@ std::vector<InvariantViolation> CheckFlowBitmap(const hfi1_ctxtdata& rcd,
   internal::Collector c(&out);
   CheckOptions options;
   options.harness_reserved_flows = harness_reserved_flows;
-  std::vector<rvt_qp*> own = OwnQps(rcd, qps, &c);
+  absl::InlinedVector<rvt_qp*, 16> own = OwnQps(rcd, qps, &c);
   internal::CheckFlows(rcd, own, options, /*bitmap_only=*/true, &c);
   return out;
 }

@@ -1,8 +1,7 @@
 // core/invariants_flow.cc: F1-F6 (spec 9.1), hardware flows and generations.
 // The expected register values and the generation arithmetic are written out
 // here from the spec, not taken from the model, so the two can disagree.
-#include <vector>
-
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_format.h"
 #include "core/invariants_internal.h"
 #include "lockcheck/lockdep.h"
@@ -34,8 +33,10 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   const unsigned long mask = rcd.flow_mask;
   const unsigned long harness = options.harness_reserved_flows;
 
-  std::vector<QpFlow> owners[kFlows];
-  std::vector<QpFlow> flowless;
+  // Inline sizes: this runs after every fuzz step and must not allocate in
+  // the common case (each flow owned at most once, a few QPs).
+  absl::InlinedVector<QpFlow, 1> owners[kFlows];
+  absl::InlinedVector<QpFlow, 8> flowless;
   for (const rvt_qp* qp : qps) {
     const tid_flow_state& fs = qp->priv->flow_state;
     QpFlow q{qp, fs.index, fs.generation, fs.psn, qp->priv->model_resync_saved_gen};
@@ -57,7 +58,7 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   for (int i = 0; i < kFlows; ++i) {
     const bool reserved = ((mask >> i) & 1) != 0;
     const bool by_harness = ((harness >> i) & 1) != 0;
-    const std::vector<QpFlow>& o = owners[i];
+    const absl::InlinedVector<QpFlow, 1>& o = owners[i];
     const size_t claims = o.size() + (by_harness ? 1 : 0);
     if (reserved && claims == 0) {
       c->Add("F1", Severity::kViolation,

@@ -1,7 +1,5 @@
 // core/invariants_wait.cc: W1-W6 (spec 9.2), the TID wait queues.
-#include <unordered_map>
-#include <vector>
-
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_format.h"
 #include "core/invariants_internal.h"
 #include "core/workqueue.h"
@@ -11,24 +9,33 @@ namespace flowcheck {
 namespace internal {
 namespace {
 
+// Small inline sizes: this runs after every fuzz step, where the common case
+// (a few QPs, no violation) must not allocate.
 struct QueueWalk {
   const char* name;
   const tid_queue* queue;
-  std::vector<const rvt_qp*> order;  // head first
+  absl::InlinedVector<int, 16> order;  // indices into qps, head first
 };
+
+// The index in `qps` of the QP whose tid_wait is `node`, or -1.
+int KnownQp(absl::Span<rvt_qp* const> qps, const list_head* node) {
+  for (size_t i = 0; i < qps.size(); ++i) {
+    if (&qps[i]->priv->tid_wait == node) return static_cast<int>(i);
+  }
+  return -1;
+}
 
 // Walks `q` without trusting it: every node must be a known QP's tid_wait,
 // links must agree both ways, and the walk is bounded (a cycle is reported,
 // not followed forever).
-QueueWalk Walk(const char* name, const tid_queue& q,
-               const std::unordered_map<const list_head*, const rvt_qp*>& known,
+QueueWalk Walk(const char* name, const tid_queue& q, absl::Span<rvt_qp* const> qps,
                Collector* c) {
   QueueWalk w{name, &q, {}};
   const list_head* head = &q.queue_head;
   const list_head* prev = head;
   for (const list_head* p = head->next; p != head; prev = p, p = p->next) {
-    auto it = known.find(p);
-    if (it == known.end()) {
+    const int known = KnownQp(qps, p);
+    if (known < 0) {
       c->Add("W1", Severity::kViolation,
              "%s holds node %p that is no listed QP's tid_wait (a QP missing from the "
              "argument, or a corrupted list); walk stopped",
@@ -37,14 +44,14 @@ QueueWalk Walk(const char* name, const tid_queue& q,
     }
     if (p->prev != prev) {
       c->Add("W1", Severity::kViolation, "%s: qp %u's tid_wait.prev does not point back",
-             name, it->second->qp_num);
+             name, qps[known]->qp_num);
     }
-    if (w.order.size() > known.size()) {
+    if (w.order.size() > qps.size()) {
       c->Add("W1", Severity::kViolation, "%s is longer than the number of QPs (a cycle)",
              name);
       return w;
     }
-    w.order.push_back(it->second);
+    w.order.push_back(known);
   }
   if (head->prev != prev) {
     c->Add("W1", Severity::kViolation, "%s: queue_head.prev does not point at the tail",
@@ -60,19 +67,17 @@ u32 SFlagsAtRest(const rvt_qp* qp) ABSL_NO_THREAD_SAFETY_ANALYSIS { return qp->s
 
 void CheckWaitQueues(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
                      const CheckOptions& options, Collector* c) {
-  std::unordered_map<const list_head*, const rvt_qp*> known;
-  for (const rvt_qp* qp : qps) known[&qp->priv->tid_wait] = qp;
+  QueueWalk walks[2] = {Walk("flow_queue", rcd.flow_queue, qps, c),
+                        Walk("rarr_queue", rcd.rarr_queue, qps, c)};
+  absl::InlinedVector<int, 16> on_flow(qps.size(), 0), on_rarr(qps.size(), 0);
+  for (int i : walks[0].order) ++on_flow[i];
+  for (int i : walks[1].order) ++on_rarr[i];
 
-  QueueWalk walks[2] = {Walk("flow_queue", rcd.flow_queue, known, c),
-                        Walk("rarr_queue", rcd.rarr_queue, known, c)};
-  std::unordered_map<const rvt_qp*, int> on_flow, on_rarr;
-  for (const rvt_qp* qp : walks[0].order) ++on_flow[qp];
-  for (const rvt_qp* qp : walks[1].order) ++on_rarr[qp];
-
-  for (const rvt_qp* qp : qps) {
+  for (size_t i = 0; i < qps.size(); ++i) {
+    const rvt_qp* qp = qps[i];
     const hfi1_qp_priv* priv = qp->priv;
-    const int f = on_flow.count(qp) ? on_flow[qp] : 0;
-    const int r = on_rarr.count(qp) ? on_rarr[qp] : 0;
+    const int f = on_flow[i];
+    const int r = on_rarr[i];
     const bool queued = f + r > 0;
     // W1: one node, at most one list, at most once.
     if (f + r > 1) {
@@ -154,19 +159,22 @@ void CheckWaitQueues(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
     // W6: tid_enqueue strictly increasing along the queue (mod 2^32), and
     // never ahead of the queue's counter.
     for (size_t i = 0; i + 1 < w.order.size(); ++i) {
-      const u32 a = w.order[i]->priv->tid_enqueue, b = w.order[i + 1]->priv->tid_enqueue;
+      const rvt_qp* qa = qps[w.order[i]];
+      const rvt_qp* qb = qps[w.order[i + 1]];
+      const u32 a = qa->priv->tid_enqueue, b = qb->priv->tid_enqueue;
       if (static_cast<int32_t>(b - a) <= 0) {
         c->Add("W6", Severity::kViolation,
                "%s: qp %u (tid_enqueue %u) is queued behind qp %u (tid_enqueue %u)", w.name,
-               w.order[i + 1]->qp_num, b, w.order[i]->qp_num, a);
+               qb->qp_num, b, qa->qp_num, a);
       }
     }
     if (!w.order.empty()) {
-      const u32 last = w.order.back()->priv->tid_enqueue;
+      const rvt_qp* tail = qps[w.order.back()];
+      const u32 last = tail->priv->tid_enqueue;
       if (static_cast<int32_t>(w.queue->enqueue - last) < 0) {
         c->Add("W6", Severity::kViolation,
                "%s: tail qp %u has tid_enqueue %u, ahead of the queue's enqueue %u", w.name,
-               w.order.back()->qp_num, last, w.queue->enqueue);
+               tail->qp_num, last, w.queue->enqueue);
       }
     }
   }

@@ -19,6 +19,10 @@ Stress: every target tagged "stress_campaign" is built with --config=tsan and
 run with --seconds=S --json_out=out/stress/NAME.json; it prints its own
 progress and, on failure, the exact command that reruns it.
 
+FLOWCHECK_FUZZ_STRICT=1 in the environment makes the targets fail on the
+kernel's own hazards too (upstream divergences, docs/fuzz.md); the printed
+reproduce commands then carry --strict.
+
 Ctrl-C stops the current run, keeps every corpus, prints the summary and
 exits 130. The exit status is 1 if anything crashed or failed, else 0. A
 JSON summary goes to out/campaign-summary.json.
@@ -54,8 +58,12 @@ def bazel(*args, capture=True):
     return ""
 
 
-def query_tagged(tag, kind):
-    out = bazel("query", f'attr(tags, "\\b{tag}\\b", kind({kind}, //...))')
+def query_tagged(tag, kind, unless=None):
+    """Targets of `kind` tagged `tag`, minus those also tagged `unless`."""
+    expr = f'attr(tags, "\\b{tag}\\b", kind({kind}, //...))'
+    if unless:
+        expr += f' except attr(tags, "\\b{unless}\\b", //...)'
+    out = bazel("query", expr)
     return [l.strip() for l in out.splitlines() if l.strip()]
 
 
@@ -240,7 +248,9 @@ def main():
         p.error("--seconds and --jobs must be positive, --fuzz-share in [0, 1]")
     out = os.path.abspath(a.out)
 
-    fuzzers = [] if a.no_fuzz else query_tagged("fuzzer", "cc_binary")
+    # "no_campaign": targets that exist for other tools (//fuzz:empty_fuzz is
+    # tools/fuzz_benchmark.py's yardstick).
+    fuzzers = [] if a.no_fuzz else query_tagged("fuzzer", "cc_binary", unless="no_campaign")
     if a.targets:
         wanted = set(a.targets.split(","))
         fuzzers = [f for f in fuzzers if label_parts(f)[1][: -len("_fuzzer")] in wanted]
@@ -316,8 +326,9 @@ def print_summary(results):
               f"{s['corpus_files']:>8}{len(s['crashes']):>9}")
         for c in s["crashes"]:
             failed = True
+            strict = " --strict" if os.environ.get("FLOWCHECK_FUZZ_STRICT") == "1" else ""
             print(f"  crash: {os.path.relpath(c, ROOT)}\n"
-                  f"    reproduce: tools/reproduce.sh {os.path.relpath(c, ROOT)}")
+                  f"    reproduce: tools/reproduce.sh{strict} {os.path.relpath(c, ROOT)}")
         if s["exit_code"] not in (0, None) and not s["crashes"] and not s["interrupted"]:
             failed = True
             print(f"  libFuzzer exited {s['exit_code']} without a crash file; "

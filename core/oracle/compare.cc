@@ -2,7 +2,10 @@
 #include "core/oracle/compare.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "lockcheck/lockdep.h"
@@ -13,26 +16,31 @@ namespace {
 
 constexpr uint32_t kWaitTidSpace = 0x10000000;  // HFI1_S_WAIT_TID_SPACE
 
+// Formats a difference only when there is one: the comparison runs after
+// every fuzz step, so the equal case must not allocate. `name` is a callable
+// returning the field's name.
 class Differ {
  public:
   explicit Differ(std::vector<std::string>* out) : out_(out) {}
-  template <typename T>
-  void Check(const std::string& what, const T& model, const T& oracle) {
+  template <typename T, typename NameFn>
+  void Check(NameFn name, const T& model, const T& oracle) {
     if (!(model == oracle)) {
-      out_->push_back(absl::StrFormat("%s: model %d, oracle %d", what, model, oracle));
+      out_->push_back(absl::StrFormat("%s: model %d, oracle %d", name(), model, oracle));
     }
   }
-  void CheckStr(const std::string& what, const std::string& model, const std::string& oracle) {
+  template <typename NameFn>
+  void CheckYesNo(NameFn name, bool model, bool oracle) {
     if (model != oracle) {
-      out_->push_back(absl::StrFormat("%s: model %s, oracle %s", what, model, oracle));
+      out_->push_back(absl::StrFormat("%s: model %s, oracle %s", name(), YesNo(model),
+                                      YesNo(oracle)));
     }
   }
+  void Add(std::string diff) { out_->push_back(std::move(diff)); }
 
  private:
+  static const char* YesNo(bool b) { return b ? "yes" : "no"; }
   std::vector<std::string>* out_;
 };
-
-std::string YesNo(bool b) { return b ? "yes" : "no"; }
 
 // Fields guarded by s_lock: read only at rest (the contract).
 uint32_t SFlags(const rvt_qp* qp) ABSL_NO_THREAD_SAFETY_ANALYSIS { return qp->s_flags; }
@@ -42,41 +50,67 @@ std::string QpName(absl::Span<rvt_qp* const> qps, int i) {
   return absl::StrFormat("qp %u", qps[i]->qp_num);
 }
 
-// The model's queue as QP names, walking at most qps.size()+1 nodes.
-std::vector<std::string> ModelMembers(const tid_queue& q, absl::Span<rvt_qp* const> qps) {
-  std::vector<std::string> names;
-  const list_head* head = &q.queue_head;
-  for (const list_head* p = head->next; p != head && names.size() <= qps.size(); p = p->next) {
-    int found = -1;
-    for (size_t i = 0; i < qps.size(); ++i) {
-      if (&qps[i]->priv->tid_wait == p) found = static_cast<int>(i);
-    }
-    names.push_back(QpName(qps, found));
-    if (found < 0) break;
+int QpIndexOfNode(absl::Span<rvt_qp* const> qps, const list_head* node) {
+  for (size_t i = 0; i < qps.size(); ++i) {
+    if (&qps[i]->priv->tid_wait == node) return static_cast<int>(i);
   }
-  return names;
+  return -1;
 }
 
-std::vector<std::string> OracleMembers(const QueueState& q, absl::Span<rvt_qp* const> qps) {
-  std::vector<std::string> names;
-  for (int i : q.members) names.push_back(QpName(qps, i));
-  return names;
+// The model's queue as QP indices (-1: a node that is no QP's), head first,
+// walking at most qps.size()+1 nodes and stopping after an unknown one.
+using Members = absl::InlinedVector<int, 16>;
+Members ModelMembers(const tid_queue& q, absl::Span<rvt_qp* const> qps) {
+  Members m;
+  const list_head* head = &q.queue_head;
+  for (const list_head* p = head->next; p != head && m.size() <= qps.size(); p = p->next) {
+    m.push_back(QpIndexOfNode(qps, p));
+    if (m.back() < 0) break;
+  }
+  return m;
 }
 
-std::string List(const std::vector<std::string>& v) { return "[" + absl::StrJoin(v, ", ") + "]"; }
+std::string List(absl::Span<rvt_qp* const> qps, const Members& members) {
+  std::string s = "[";
+  for (size_t i = 0; i < members.size(); ++i) {
+    s += (i ? ", " : "") + QpName(qps, members[i]);
+  }
+  return s + "]";
+}
 
-// Which queue a model QP is on, found by walking both lists.
-Queue ModelQueueOf(const hfi1_ctxtdata& rcd, const rvt_qp* qp)
+// Which queue each model QP is on (flow_queue wins if on both), by walking
+// both lists once, at most 4096 nodes each.
+absl::InlinedVector<Queue, 16> ModelQueues(const hfi1_ctxtdata& rcd,
+                                           absl::Span<rvt_qp* const> qps)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {  // caller holds exp_lock (CompareWithModel)
+  absl::InlinedVector<Queue, 16> on(qps.size(), Queue::kNone);
   const tid_queue* queues[2] = {&rcd.flow_queue, &rcd.rarr_queue};
   for (int k = 0; k < 2; ++k) {
     const list_head* head = &queues[k]->queue_head;
     int steps = 0;
     for (const list_head* p = head->next; p != head && steps < 4096; p = p->next, ++steps) {
-      if (p == &qp->priv->tid_wait) return k == 0 ? Queue::kFlow : Queue::kRarr;
+      const int i = QpIndexOfNode(qps, p);
+      if (i >= 0 && on[i] == Queue::kNone) on[i] = k == 0 ? Queue::kFlow : Queue::kRarr;
     }
   }
-  return Queue::kNone;
+  return on;
+}
+
+// A pending work item as (QP index, kind); QP -1 for an item of no listed QP.
+struct WorkId {
+  int qp;
+  WorkKind kind;
+  bool operator==(const WorkId& o) const { return qp == o.qp && kind == o.kind; }
+};
+
+std::string WorkList(absl::Span<rvt_qp* const> qps, const std::vector<WorkId>& items) {
+  std::string s = "[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    s += i ? ", " : "";
+    s += items[i].qp < 0 ? std::string("an unknown item")
+                         : QpName(qps, items[i].qp) + " " + WorkKindName(items[i].kind);
+  }
+  return s + "]";
 }
 
 }  // namespace
@@ -92,51 +126,65 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
     return out;
   }
 
-  // Flows.
-  d.Check<unsigned long>("flow_mask bits 32..63", rcd.flow_mask >> kNumFlows, 0);
-  for (int f = 0; f < kNumFlows; ++f) {
-    const std::string name = absl::StrFormat("flow %d", f);
-    d.CheckStr(name + ": reserved", YesNo((rcd.flow_mask >> f) & 1), YesNo(o.reserved(f)));
-    std::vector<std::string> model_owners, oracle_owners;
-    for (size_t i = 0; i < qps.size(); ++i) {
-      if (qps[i]->priv->flow_state.index == f) model_owners.push_back(QpName(qps, i));
-      if (o.qp(i).flow == f) oracle_owners.push_back(QpName(qps, i));
+  // Flows. The owners of flow f differ iff some QP is f's owner on one side
+  // only: mark such flows in one pass over the QPs, describe them below.
+  uint64_t owner_differs = 0;
+  for (size_t i = 0; i < qps.size(); ++i) {
+    const int m = qps[i]->priv->flow_state.index, q = o.qp(static_cast<int>(i)).flow;
+    if (m != q) {
+      if (m >= 0 && m < kNumFlows) owner_differs |= 1ull << m;
+      if (q >= 0 && q < kNumFlows) owner_differs |= 1ull << q;
     }
-    if (model_owners.empty()) model_owners.push_back("none");
-    if (oracle_owners.empty()) oracle_owners.push_back("none");
-    d.CheckStr(name + ": owner", absl::StrJoin(model_owners, " and "),
-               absl::StrJoin(oracle_owners, " and "));
-    d.Check<uint32_t>(name + ": generation", rcd.flows[f].generation, o.generation(f));
-    d.Check<uint64_t>(name + ": register",
-                      rcd.rcv_tid_flow_table[f].load(std::memory_order_relaxed), o.reg(f));
+  }
+  d.Check([] { return "flow_mask bits 32..63"; }, rcd.flow_mask >> kNumFlows, 0UL);
+  for (int f = 0; f < kNumFlows; ++f) {
+    auto name = [f] { return absl::StrFormat("flow %d", f); };
+    d.CheckYesNo([&] { return name() + ": reserved"; }, (rcd.flow_mask >> f) & 1, o.reserved(f));
+    if ((owner_differs >> f) & 1) {
+      std::vector<std::string> model_owners, oracle_owners;
+      for (size_t i = 0; i < qps.size(); ++i) {
+        if (qps[i]->priv->flow_state.index == f) model_owners.push_back(QpName(qps, i));
+        if (o.qp(i).flow == f) oracle_owners.push_back(QpName(qps, i));
+      }
+      if (model_owners.empty()) model_owners.push_back("none");
+      if (oracle_owners.empty()) oracle_owners.push_back("none");
+      d.Add(absl::StrFormat("%s: owner: model %s, oracle %s", name(),
+                            absl::StrJoin(model_owners, " and "),
+                            absl::StrJoin(oracle_owners, " and ")));
+    }
+    d.Check([&] { return name() + ": generation"; }, rcd.flows[f].generation, o.generation(f));
+    d.Check([&] { return name() + ": register"; },
+            static_cast<uint64_t>(rcd.rcv_tid_flow_table[f].load(std::memory_order_relaxed)),
+            o.reg(f));
   }
 
   // QPs.
+  const absl::InlinedVector<Queue, 16> on = ModelQueues(rcd, qps);
   for (size_t i = 0; i < qps.size(); ++i) {
     const rvt_qp* qp = qps[i];
     const hfi1_qp_priv* p = qp->priv;
     const QpState& q = o.qp(static_cast<int>(i));
-    const std::string name = QpName(qps, static_cast<int>(i)) + absl::StrFormat(" (#%u)", i);
-    d.Check<int>(name + ": flow_state.index", p->flow_state.index, q.flow);
-    d.Check<int>(name + ": flow_state.last_index", p->flow_state.last_index, q.last);
-    d.Check<uint32_t>(name + ": flow_state.generation", p->flow_state.generation, q.generation);
-    d.Check<uint32_t>(name + ": flow_state.psn", p->flow_state.psn, q.psn);
-    d.CheckStr(name + ": HFI1_S_WAIT_TID_SPACE", YesNo(SFlags(qp) & kWaitTidSpace),
-               YesNo(q.waiting));
-    d.CheckStr(name + ": queued on", QueueName(ModelQueueOf(rcd, qp)), QueueName(q.on));
-    d.Check<uint32_t>(name + ": tid_enqueue", p->tid_enqueue, q.tid_enqueue);
-    d.Check<int>(name + ": refcount", qp->refcount.load(std::memory_order_acquire), q.refs);
-    d.CheckStr(name + ": trigger_work pending", YesNo(work_pending(&p->tid_rdma.trigger_work)),
-               YesNo(q.trigger_pending));
-    d.CheckStr(name + ": send work pending", YesNo(work_pending(&p->s_iowait.iowork)),
-               YesNo(q.send_pending));
-    d.CheckStr(name + ": resync", YesNo(p->resync), YesNo(q.resync));
-    d.CheckStr(name + ": request wants_flow", YesNo(p->model_req.wants_flow),
-               YesNo(q.wants_flow));
-    d.Check<uint32_t>(name + ": send engine runs", p->model_req.send_engine_runs,
-                      q.send_engine_runs);
-    d.Check<uint32_t>(name + ": flows granted by the send engine", p->model_req.flows_granted,
-                      q.flows_granted);
+    auto name = [&qps, i] { return QpName(qps, static_cast<int>(i)) + absl::StrFormat(" (#%u)", i); };
+    auto field = [&name](const char* f) { return [&name, f] { return name() + ": " + f; }; };
+    d.Check(field("flow_state.index"), static_cast<int>(p->flow_state.index), q.flow);
+    d.Check(field("flow_state.last_index"), static_cast<int>(p->flow_state.last_index), q.last);
+    d.Check(field("flow_state.generation"), p->flow_state.generation, q.generation);
+    d.Check(field("flow_state.psn"), p->flow_state.psn, q.psn);
+    d.CheckYesNo(field("HFI1_S_WAIT_TID_SPACE"), (SFlags(qp) & kWaitTidSpace) != 0, q.waiting);
+    if (on[i] != q.on) {
+      d.Add(absl::StrFormat("%s: queued on: model %s, oracle %s", name(), QueueName(on[i]),
+                            QueueName(q.on)));
+    }
+    d.Check(field("tid_enqueue"), p->tid_enqueue, q.tid_enqueue);
+    d.Check(field("refcount"), qp->refcount.load(std::memory_order_acquire), q.refs);
+    d.CheckYesNo(field("trigger_work pending"), work_pending(&p->tid_rdma.trigger_work),
+                 q.trigger_pending);
+    d.CheckYesNo(field("send work pending"), work_pending(&p->s_iowait.iowork), q.send_pending);
+    d.CheckYesNo(field("resync"), p->resync, q.resync);
+    d.CheckYesNo(field("request wants_flow"), p->model_req.wants_flow, q.wants_flow);
+    d.Check(field("send engine runs"), p->model_req.send_engine_runs, q.send_engine_runs);
+    d.Check(field("flows granted by the send engine"), p->model_req.flows_granted,
+            q.flows_granted);
   }
 
   // Queues.
@@ -147,30 +195,39 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
   } queues[2] = {{"flow_queue", rcd.flow_queue, o.flow_queue()},
                  {"rarr_queue", rcd.rarr_queue, o.rarr_queue()}};
   for (const auto& q : queues) {
-    d.CheckStr(std::string(q.name) + ": members", List(ModelMembers(q.model, qps)),
-               List(OracleMembers(q.oracle, qps)));
-    d.Check<uint32_t>(std::string(q.name) + ": enqueue", q.model.enqueue, q.oracle.enqueue);
-    d.Check<uint32_t>(std::string(q.name) + ": dequeue", q.model.dequeue, q.oracle.dequeue);
+    const Members model = ModelMembers(q.model, qps);
+    const Members oracle(q.oracle.members.begin(), q.oracle.members.end());
+    if (model != oracle) {
+      d.Add(absl::StrFormat("%s: members: model %s, oracle %s", q.name, List(qps, model),
+                            List(qps, oracle)));
+    }
+    d.Check([&q] { return std::string(q.name) + ": enqueue"; }, q.model.enqueue,
+            q.oracle.enqueue);
+    d.Check([&q] { return std::string(q.name) + ": dequeue"; }, q.model.dequeue,
+            q.oracle.dequeue);
   }
 
-  // Deferred work, in order.
-  std::vector<std::string> model_work, oracle_work;
-  for (const work_struct* w : wq.Pending()) {
-    std::string item = "an unknown item";
-    for (size_t i = 0; i < qps.size(); ++i) {
-      if (w == &qps[i]->priv->tid_rdma.trigger_work) {
-        item = QpName(qps, i) + " " + WorkKindName(WorkKind::kTrigger);
-      } else if (w == &qps[i]->priv->s_iowait.iowork) {
-        item = QpName(qps, i) + " " + WorkKindName(WorkKind::kSend);
+  // Deferred work, in order (the snapshot allocates: taken only if any).
+  if (wq.pending_count() != 0 || !o.work().empty()) {
+    std::vector<WorkId> model_work, oracle_work;
+    for (const work_struct* w : wq.Pending()) {
+      WorkId item{-1, WorkKind::kTrigger};
+      for (size_t i = 0; i < qps.size(); ++i) {
+        if (w == &qps[i]->priv->tid_rdma.trigger_work) {
+          item = {static_cast<int>(i), WorkKind::kTrigger};
+        } else if (w == &qps[i]->priv->s_iowait.iowork) {
+          item = {static_cast<int>(i), WorkKind::kSend};
+        }
       }
+      model_work.push_back(item);
     }
-    model_work.push_back(item);
+    for (const WorkItem& w : o.work()) oracle_work.push_back({w.qp, w.kind});
+    if (model_work != oracle_work) {
+      d.Add(absl::StrFormat("pending work: model %s, oracle %s", WorkList(qps, model_work),
+                            WorkList(qps, oracle_work)));
+    }
   }
-  for (const WorkItem& w : o.work()) {
-    oracle_work.push_back(QpName(qps, w.qp) + " " + WorkKindName(w.kind));
-  }
-  d.CheckStr("pending work", List(model_work), List(oracle_work));
-  d.Check<uint64_t>("n_tidwait", rcd.dd->verbs_dev.n_tidwait, o.n_tidwait());
+  d.Check([] { return "n_tidwait"; }, rcd.dd->verbs_dev.n_tidwait, o.n_tidwait());
   return out;
 }
 

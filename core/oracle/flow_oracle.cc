@@ -27,11 +27,26 @@ FlowOracle::FlowOracle(const std::array<uint32_t, kNumFlows>& initial_generation
     q.qpn = qpn;
     qps_.push_back(q);
   }
+  Reset(initial_generations);
+}
+
+void FlowOracle::Reset(const std::array<uint32_t, kNumFlows>& initial_generations) {
+  for (QpState& q : qps_) {
+    const uint32_t qpn = q.qpn;
+    q = QpState();
+    q.qpn = qpn;
+  }
   for (int i = 0; i < kNumFlows; ++i) {
     owner_[i] = kFree;
     generation_[i] = initial_generations[i];
     reg_[i] = RegisterValue(kReservedGeneration);  // 4.7: released at init
   }
+  for (QueueState* q : {&flow_queue_, &rarr_queue_}) {
+    q->members.clear();  // not "= QueueState()": a new std::deque allocates
+    q->enqueue = q->dequeue = 0;
+  }
+  work_.clear();
+  n_tidwait_ = 0;
 }
 
 uint64_t FlowOracle::RegisterValue(uint32_t gen) {

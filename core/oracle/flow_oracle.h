@@ -81,6 +81,10 @@ class FlowOracle {
   FlowOracle(const std::array<uint32_t, kNumFlows>& initial_generations,
              const std::vector<uint32_t>& qpns);
 
+  // As if freshly constructed with these generations and the same QPs;
+  // keeps the containers' memory (Lockstep::Reset, once per fuzz input).
+  void Reset(const std::array<uint32_t, kNumFlows>& initial_generations);
+
   // The operations (see core/callers.h for what each stands for).
   int SetupHwFlow(int qp);
   void ClearHwFlow(int qp);

@@ -1,0 +1,275 @@
+// fuzz/pure_executor.cc: ExecutePure (see executor.h). Each op calls core's
+// pure functions and compares with the oracle's formulas (FlowOracle's
+// NextGeneration, RegisterValue and, for kern_reserve_flow on an arbitrary
+// flow_mask, FlowOracle::ReserveFlow) or, where core has no oracle formula
+// (bit operations, position_in_queue, mask_psn), with the one-line
+// definition from the spec; then with the spec's properties (a generation
+// never advances to RESERVED; the register's fields per the bit table).
+#include <memory>
+
+#include "absl/strings/str_format.h"
+#include "core/bitops.h"
+#include "core/hfi1.h"
+#include "core/oracle/flow_oracle.h"
+#include "core/qp.h"
+#include "core/tid_rdma.h"
+#include "core/workqueue.h"
+#include "fuzz/executor.h"
+#include "lockcheck/spinlock.h"
+
+namespace flowcheck {
+namespace fuzz {
+namespace {
+
+using oracle::FlowOracle;
+
+// One device with one context for the register and reserve ops, created once
+// (these ops set every bit of state they read before reading it).
+struct PureDevice {
+  workqueue_struct wq{"pure"};
+  std::unique_ptr<hfi1_devdata> dd = hfi1_model_alloc_devdata(1, &wq, 0);
+  hfi1_ctxtdata* rcd() { return dd->rcd[0].get(); }
+};
+
+PureDevice& Device() {
+  static PureDevice* d = new PureDevice();  // never destroyed: no exit-time order issues
+  return *d;
+}
+
+class PureRunner {
+ public:
+  PureRunner(const Program& p, const ExecOptions& options) : p_(p), options_(options) {}
+
+  ExecResult Run() {
+    for (index_ = 0; index_ < p_.ops.size() && result_.ok; ++index_) {
+      const FuzzOp& op = p_.ops[index_];
+      ++result_.calls;
+      mask_before_ = mask_after_ = reference_mask_after_ = 0;  // only reserve_on_mask sets them
+      switch (static_cast<PureOp>(op.code)) {
+        case PureOp::kGeneration:
+          Generation(static_cast<uint32_t>(op.arg));
+          break;
+        case PureOp::kRegister:
+          Register(static_cast<uint32_t>(op.arg), op.qp);
+          break;
+        case PureOp::kReserveMask:
+          ReserveMask(static_cast<uint32_t>(op.arg), static_cast<int>(op.arg2));
+          break;
+        case PureOp::kPosition:
+          Position(static_cast<uint32_t>(op.arg), static_cast<uint32_t>(op.arg2));
+          break;
+        case PureOp::kMaskPsn:
+          MaskPsn(static_cast<uint32_t>(op.arg));
+          break;
+        case PureOp::kBitops:
+          Bitops(static_cast<uint64_t>(op.arg), static_cast<int>(op.arg2));
+          break;
+      }
+      if (options_.on_step && result_.ok) {
+        StepRecord rec;
+        rec.op_index = index_;
+        rec.call = DescribeOp(p_.format, op);
+        rec.called = true;
+        rec.model_ret = last_model_;
+        rec.oracle_ret = last_reference_;
+        rec.mask_before = mask_before_;
+        rec.mask_after = mask_after_;
+        options_.on_step(rec);
+      }
+    }
+    return result_;
+  }
+
+ private:
+  // Records the results; `diffs` non-empty or `violations` non-empty fails.
+  // `describe` returns the call as text; it runs only on failure, so that the
+  // passing case formats nothing.
+  template <typename DescribeFn>
+  void Judge(DescribeFn describe, int64_t model, int64_t reference, std::vector<std::string> diffs,
+             std::vector<InvariantViolation> violations, bool has_masks = false) {
+    last_model_ = model;
+    last_reference_ = reference;
+    if (model == reference && diffs.empty() && violations.empty()) return;
+    const std::string call = describe();
+    if (model != reference && diffs.empty()) {
+      diffs.push_back(absl::StrFormat("%s: model %d (0x%x), reference %d (0x%x)", call, model,
+                                      model, reference, reference));
+    }
+    result_.ok = false;
+    Failure& f = result_.failure;
+    f.layer = diffs.empty() ? FailLayer::kInvariant : FailLayer::kOracle;
+    f.op_index = index_;
+    f.op = DescribeOp(p_.format, p_.ops[index_]);
+    f.call = call;
+    f.model_ret = model;
+    f.oracle_ret = reference;
+    f.diffs = std::move(diffs);
+    f.violations = std::move(violations);
+    f.has_masks = has_masks;
+    f.mask_before = f.oracle_mask_before = mask_before_;
+    f.mask_after = mask_after_;
+    f.oracle_mask_after = reference_mask_after_;
+  }
+
+  static InvariantViolation Violation(const char* id, std::string detail) {
+    return InvariantViolation{id, Severity::kViolation, std::move(detail)};
+  }
+
+  void Generation(uint32_t g) {
+    const uint32_t masked = mask_generation(g);
+    if (masked != (g & 0xFFFFF)) {
+      Judge([&] { return absl::StrFormat("mask_generation(0x%x)", g); }, masked, g & 0xFFFFF, {},
+            {});
+      return;
+    }
+    const uint32_t next = kern_flow_generation_next(g);
+    std::vector<InvariantViolation> v;
+    if (next == oracle::kReservedGeneration) {
+      v.push_back(Violation("F4", absl::StrFormat("next(0x%x) is RESERVED", g)));
+    }
+    if (next > 0xFFFFF) {
+      v.push_back(
+          Violation("F4", absl::StrFormat("next(0x%x) = 0x%x is wider than 20 bits", g, next)));
+    }
+    Judge([&] { return absl::StrFormat("kern_flow_generation_next(0x%x)", g); }, next,
+          FlowOracle::NextGeneration(g), {}, std::move(v));
+  }
+
+  // The RcvTIDFlowTable fields of spec section 1, read back one by one.
+  static void CheckRegisterFields(uint32_t gen, uint64_t reg, std::vector<InvariantViolation>* v) {
+    const char* id = gen == oracle::kReservedGeneration ? "F3" : "F2";
+    auto bit = [reg](int b) { return (reg >> b) & 1; };
+    auto expect = [&](bool ok, const char* what) {
+      if (!ok)
+        v->push_back(Violation(
+            id, absl::StrFormat("register 0x%016x for generation 0x%x: %s", reg, gen, what)));
+    };
+    expect((reg & 0x7FF) == 0, "sequence (bits 0..10) is not 0");
+    expect(((reg >> 11) & 0xFFFFF) == gen, "generation (bits 11..30) is not the one written");
+    expect(bit(31) == 0, "bit 31 is set");
+    expect(bit(32) == 1, "FLOW_VALID (bit 32) is clear");
+    expect(bit(33) == (gen != oracle::kReservedGeneration ? 1u : 0u),
+           "HDR_SUPP_EN (bit 33) must be set exactly when the generation is not RESERVED");
+    expect(bit(34) == 1 && bit(35) == 1, "KEEP_AFTER_SEQ_ERR / KEEP_ON_GEN_ERR (34, 35) not set");
+    expect(bit(37) == 1 && bit(38) == 1, "the STATUS bits (37, 38) are not written as 1");
+    expect(bit(36) == 0 && (reg >> 39) == 0, "bits 36 or 39..63 are set");
+  }
+
+  void Register(uint32_t gen, int flow) {
+    PureDevice& d = Device();
+    kern_set_hw_flow(d.rcd(), gen, static_cast<u32>(flow));
+    const uint64_t reg = read_uctxt_csr(d.dd.get(), 0, RCV_TID_FLOW_TABLE + 8 * flow);
+    std::vector<InvariantViolation> v;
+    CheckRegisterFields(gen, reg, &v);
+    auto call = [gen, flow] {
+      return absl::StrFormat("kern_set_hw_flow(gen=0x%x, flow=%d)", gen, flow);
+    };
+    const uint64_t want = FlowOracle::RegisterValue(gen);
+    if (reg != want) {
+      Judge(call, static_cast<int64_t>(reg), static_cast<int64_t>(want), {}, std::move(v));
+      return;
+    }
+    const uint32_t psn = read_r_next_psn(d.dd.get(), 0, static_cast<u8>(flow));
+    Judge([&] { return absl::StrFormat("%s; read_r_next_psn(flow=%d)", call(), flow); }, psn,
+          static_cast<uint32_t>(want & 0x7FFFFFFF), {}, std::move(v));
+  }
+
+  void ReserveMask(uint32_t mask, int last) {
+    hfi1_ctxtdata* rcd = Device().rcd();
+    unsigned long flags;
+    spin_lock_irqsave(&rcd->exp_lock, flags);
+    rcd->flow_mask = mask;
+    const int got = kern_reserve_flow(rcd, last);
+    const uint64_t after = rcd->flow_mask;
+    spin_unlock_irqrestore(&rcd->exp_lock, flags);
+    // The oracle brought to the same state: the harness holds every set bit.
+    static FlowOracle* oracle = new FlowOracle({}, {});  // reset, not rebuilt, per op
+    FlowOracle& o = *oracle;
+    o.Reset({});
+    for (int f = 0; f < oracle::kNumFlows; ++f) {
+      if ((mask >> f) & 1) o.ReserveFlow(f);
+    }
+    const int want = o.ReserveFlow(last);
+    mask_before_ = mask;
+    mask_after_ = after;
+    reference_mask_after_ = o.harness_flows();
+    std::vector<std::string> diffs;
+    if (after != reference_mask_after_) {
+      diffs.push_back(absl::StrFormat("flow_mask after: model 0x%x, reference 0x%x", after,
+                                      reference_mask_after_));
+    }
+    Judge(
+        [&] { return absl::StrFormat("kern_reserve_flow(flow_mask=0x%08x, last=%d)", mask, last); },
+        got, want, std::move(diffs), {}, /*has_masks=*/true);
+  }
+
+  void Position(uint32_t enq, uint32_t deq) {
+    hfi1_qp_priv priv;
+    priv.tid_enqueue = enq;
+    tid_queue queue = {};
+    queue.dequeue = deq;
+    const uint32_t got = position_in_queue(&priv, &queue);
+    Judge(
+        [&] { return absl::StrFormat("position_in_queue(tid_enqueue=%u, dequeue=%u)", enq, deq); },
+        got, static_cast<uint32_t>(enq - deq), {}, {});  // u32 arithmetic: wraps
+  }
+
+  void MaskPsn(uint32_t v) {
+    Judge([&] { return absl::StrFormat("mask_psn(0x%x)", v); }, mask_psn(v), v & 0x7FFFFFFFu, {},
+          {});
+  }
+
+  void Bitops(uint64_t word, int nr) {
+    const unsigned long w = word;
+    std::vector<std::string> diffs;
+    int ref_ffz = 64, ref_weight = 0;
+    for (int b = 63; b >= 0; --b) {
+      if (!((w >> b) & 1)) ref_ffz = b;
+      ref_weight += (w >> b) & 1;
+    }
+    if (ffz(w) != static_cast<unsigned long>(ref_ffz)) {
+      diffs.push_back(absl::StrFormat("ffz(0x%x): model %u, reference %d", w, ffz(w), ref_ffz));
+    }
+    if (hweight_long(w) != static_cast<unsigned>(ref_weight)) {
+      diffs.push_back(absl::StrFormat("hweight_long(0x%x): model %u, reference %d", w,
+                                      hweight_long(w), ref_weight));
+    }
+    const bool was = (w >> nr) & 1;
+    if (test_bit(nr, &w) != was) {
+      diffs.push_back(absl::StrFormat("test_bit(%d, 0x%x): model %d, reference %d", nr, w,
+                                      test_bit(nr, &w), was));
+    }
+    unsigned long set = w;
+    const bool old = test_and_set_bit(nr, &set);
+    if (old != was || set != (w | 1ul << nr)) {
+      diffs.push_back(
+          absl::StrFormat("test_and_set_bit(%d, 0x%x): model %d -> 0x%x, reference %d -> 0x%x", nr,
+                          w, old, set, was, w | 1ul << nr));
+    }
+    unsigned long cleared = w;
+    clear_bit(nr, &cleared);
+    if (cleared != (w & ~(1ul << nr))) {
+      diffs.push_back(absl::StrFormat("clear_bit(%d, 0x%x): model 0x%x, reference 0x%x", nr, w,
+                                      cleared, w & ~(1ul << nr)));
+    }
+    Judge([&] { return absl::StrFormat("bitops(0x%x, nr=%d)", w, nr); }, 0, 0, std::move(diffs),
+          {});
+  }
+
+  const Program& p_;
+  const ExecOptions& options_;
+  size_t index_ = 0;
+  ExecResult result_;
+  int64_t last_model_ = 0, last_reference_ = 0;
+  uint64_t mask_before_ = 0, mask_after_ = 0, reference_mask_after_ = 0;
+};
+
+}  // namespace
+
+ExecResult ExecutePure(const Program& p, const ExecOptions& options) {
+  PureRunner runner(p, options);
+  return runner.Run();
+}
+
+}  // namespace fuzz
+}  // namespace flowcheck

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# tools/reproduce.sh: replays a fuzz input and shows what it does and where it
+# fails (the command tools/campaign.sh prints for every crash).
+#
+#   tools/reproduce.sh [--config=asan|tsan] [--target=NAME] [--strict]
+#                      [--emit_gtest=PATH] FILE
+#
+# Builds //fuzz:reproduce (default config, or the one given: under asan a
+# memory error in the model is reported as such) and runs it on FILE: the
+# decoded ops one per line, a trace of every call, and on failure the failing
+# step, the oracle differences or violated invariants, and the flow_mask
+# before and after. Exit 1 reproduced, 0 the input passes, 2 unusable input.
+# --strict: upstream divergences fail too (crash files of a campaign run with
+# FLOWCHECK_FUZZ_STRICT=1). --emit_gtest=PATH: also write a GoogleTest case.
+# Relative paths are taken from the directory you run it in.
+set -euo pipefail
+here=$(pwd)
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+config=()
+args=()
+for a in "$@"; do
+  case "$a" in
+    --config=*) config=("$a") ;;
+    --emit_gtest=/*) args+=("$a") ;;
+    --emit_gtest=*) args+=("--emit_gtest=$here/${a#--emit_gtest=}") ;;
+    -*) args+=("$a") ;;
+    /*) args+=("$a") ;;
+    *) args+=("$here/$a") ;;
+  esac
+done
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! bazel build "${config[@]}" --ui_event_filters=-info,-stdout --noshow_progress \
+    //fuzz:reproduce 2>"$log"; then
+  cat "$log" >&2
+  echo "reproduce.sh: building //fuzz:reproduce failed" >&2
+  exit 2
+fi
+bin=$(bazel info "${config[@]}" bazel-bin 2>/dev/null)/fuzz/reproduce
+"$bin" "${args[@]}"
