@@ -14,6 +14,8 @@ of "Key: value" lines and a blank line (patch and git apply skip it):
     Layer: oracle                 # the layer meant to catch it (see LAYERS)
     Detectors: fuzz:reserve_fuzz, unit    # tried in this order
     Budget: 60                    # optional: seconds per fuzz/stress detector
+    Expect: \[invariant F1\]      # optional: a regex the intended layer's
+                                  # output must match (which rule, which id)
 
     diff --git a/core/tid_rdma_flow.cc b/core/tid_rdma_flow.cc
     ... For every entry the runner copies the tracked tree into a
@@ -87,7 +89,8 @@ def parse_header(path):
             key, sep, value = line.partition(":")
             if not sep:
                 sys.exit(f"selftest: {path}: header line without ':': {line.rstrip()}")
-            meta[key.strip().lower()] = value.split("#", 1)[0].strip()
+            # "value   # comment": a comment needs two spaces before the '#'.
+            meta[key.strip().lower()] = re.split(r"\s{2,}#", value, 1)[0].strip()
     return meta
 
 
@@ -105,6 +108,8 @@ def load_catalog():
              "detectors": [d.strip() for d in meta["detectors"].split(",") if d.strip()]}
         if meta.get("budget"):
             e["budget"] = int(meta["budget"])
+        if meta.get("expect"):
+            e["expect"] = meta["expect"]
         if e["id"] in ids:
             sys.exit(f"selftest: duplicate id {e['id']} ({name})")
         if e["layer"] not in LAYERS:
@@ -112,6 +117,15 @@ def load_catalog():
         ids.add(e["id"])
         entries.append(e)
     return entries
+
+
+def tree_state():
+    """Fingerprint of the working tree: status plus the content of every change."""
+    status = subprocess.run(["git", "status", "--porcelain=v1", "-z"], cwd=ROOT,
+                            stdout=subprocess.PIPE, check=True).stdout
+    diff = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=ROOT,
+                          stdout=subprocess.PIPE, check=True).stdout
+    return status + b"\0" + diff
 
 
 def check_patches(entries):
@@ -237,6 +251,29 @@ def run_detector(name, scratch, budget):
     raise ValueError(f"unknown detector {name}")
 
 
+# What exactly spoke, e.g. "lockcheck lock-order-inversion", "invariant F1",
+# "tsan data race", "oracle": the first match wins, in this order.
+SIGNATURES = [
+    (re.compile(r"error: calling function '(\w+)' requires holding"), "compile requires lock ({})"),
+    (re.compile(r"error: .*\[-Werror,(-Wthread-safety[\w-]*)\]"), "compile {}"),
+    (re.compile(r"WARNING: ThreadSanitizer: ([\w -]+?)(?: \(|$)", re.M), "tsan {}"),
+    (re.compile(r"=+ lockcheck: ([\w-]+) on"), "lockcheck {}"),
+    (re.compile(r"flowcheck: FAIL \[(oracle|watchdog)\]"), "{}"),
+    (re.compile(r"flowcheck: FAIL \[invariant ([^\]]+)\]"), "invariant {}"),
+    (re.compile(r"ERROR: AddressSanitizer: ([\w-]+)"), "asan {}"),
+    (re.compile(r"runtime error: ([\w ]+)"), "ubsan {}"),
+    (re.compile(r"^\[  FAILED  \] (\S+)", re.M), "unit {}"),
+]
+
+
+def signature(out):
+    for pattern, fmt in SIGNATURES:
+        m = pattern.search(out)
+        if m:
+            return fmt.format(m.group(1).strip())
+    return "unclassified"
+
+
 def finish(fired, out, secs, build_s, build_failed=False):
     layer = classify(out) if fired else None
     if build_failed and layer != "compile":
@@ -245,11 +282,14 @@ def finish(fired, out, secs, build_s, build_failed=False):
     if fired:
         lines = [l for l in out.splitlines() if l.strip()]
         hits = [l for l in lines if re.search(
-            r"flowcheck: FAIL|^lockcheck: |ThreadSanitizer:|AddressSanitizer|runtime error|"
+            r"flowcheck: FAIL|=+ lockcheck: |ThreadSanitizer:|AddressSanitizer|runtime error|"
             r"error: |\[  FAILED  \]", l)]
         excerpt = (hits or lines[-3:] or [""])[0][:160]
     return {"fired": fired, "layer": layer, "seconds": round(secs, 2),
-            "build_seconds": round(build_s, 1), "excerpt": excerpt}
+            "build_seconds": round(build_s, 1), "excerpt": excerpt,
+            "signature": signature(out) if fired else None,
+            # Kept only until run_entry has matched the Expect: pattern.
+            "_output": out if fired else ""}
 
 
 def warm_up(entries, scratch):
@@ -286,9 +326,16 @@ def run_entry(entry, scratch, budget):
             if r["fired"] and r["layer"] == "build-error":
                 result["error"] = f"{det}: the mutant does not build: {r['excerpt']}"
                 break
+            output = r.pop("_output")
             if r["fired"] and result["first"] is None:
                 result["first"] = r
             if r["fired"] and r["layer"] == entry["layer"]:
+                # The intended layer spoke; with Expect:, it must also have
+                # said the expected thing (e.g. the lockcheck rule).
+                expect = entry.get("expect")
+                if expect and not re.search(expect, output):
+                    r["expect_missed"] = expect
+                    continue
                 result["intended_caught"] = True
                 result["intended_run"] = r
                 break
@@ -302,9 +349,11 @@ def print_table(results):
     print("|---|---|---|---|---|---|")
     for r in results:
         f = r["first"]
-        first = f"{f['detector']} ({f['layer']})" if f else "SURVIVED"
+        first = f"{f['detector']}: {f['signature']}" if f else "SURVIVED"
         after = f"{f['seconds']:.1f} s" if f else "-"
-        ok = "yes" if r["intended_caught"] else ("ERROR" if r.get("error") else "NO")
+        missed = [x["expect_missed"] for x in r["runs"] if x.get("expect_missed")]
+        ok = ("yes" if r["intended_caught"] else "ERROR" if r.get("error")
+              else f"NO (did not match Expect: {missed[0]})" if missed else "NO")
         print(f"| {r['id']} | {r['title']} | {r['intended']} | {first} | {after} | {ok} |")
     times = [r["first"]["seconds"] for r in results if r["first"]]
     if times:
@@ -317,6 +366,7 @@ def _interrupt(signum, frame):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--list | head` is fine
     # SIGTERM (e.g. a CI timeout) cleans up like Ctrl-C does.
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
@@ -343,6 +393,7 @@ def main():
         entries = [e for e in entries if e["id"] in wanted]
     if check_patches(entries):
         return 1
+    before = tree_state()
     scratch = Scratch(a.keep)
     results = []
     interrupted = False
@@ -352,7 +403,7 @@ def main():
             log(f"{e['id']}: {e['title']} (intended: {e['layer']})")
             r = run_entry(e, scratch, a.budget)
             f = r["first"]
-            log(f"{e['id']}: " + (f"caught first by {f['detector']} ({f['layer']}) after "
+            log(f"{e['id']}: " + (f"caught first by {f['detector']} ({f['signature']}) after "
                                   f"{f['seconds']:.1f}s: {f['excerpt']}" if f else "SURVIVED"))
             results.append(r)
     except KeyboardInterrupt:
@@ -360,6 +411,10 @@ def main():
         log("interrupted")
     finally:
         scratch.close()
+        if tree_state() != before:
+            log("ERROR: the working tree changed during the self-test (it must not)")
+            return 2
+        log("working tree unchanged (verified)")
     print_table(results)
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:

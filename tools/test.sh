@@ -10,6 +10,7 @@ start=$(date +%s)
 tools/bootstrap.sh
 tools/lint.sh
 python3 tools/selftest.py --check   # every injected-bug patch still applies
+python3 tools/selftest_test.py      # the self-test runner's own unit tests
 
 echo "=== bazel test //... (default config)"
 bazel test //... "$@"
