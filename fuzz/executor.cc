@@ -50,7 +50,7 @@ Lockstep& PooledLockstep(int num_qps, uint64_t seed) {
 class Runner {
  public:
   Runner(const Program& p, const ExecOptions& options)
-      : p_(p), options_(options), ls_(PooledLockstep(p.num_qps, p.seed)), grants_(p.num_qps, 0) {
+      : p_(p), options_(options), ls_(PooledLockstep(p.num_qps, p.seed)) {
     mask_ = options_.on_step ? ModelMask() : 0;
   }
 
@@ -112,49 +112,71 @@ class Runner {
     StepResult r = ls_.Step(op);
     ++result_.calls;
     if (options_.on_step) mask_ = ModelMask();
-    std::vector<InvariantViolation> v = ls_.CheckInvariants();
-    std::string call;
-    if (options_.on_step || !r.ok() || !v.empty()) {
-      call = oracle::OpToString(op);
-      if (instead != nullptr) call += absl::StrFormat(" (instead: %s)", instead);
-    }
-    Check(r, std::move(v), before, oracle_before, call, true);
+    Check(r, /*check_invariants=*/true, before, oracle_before,
+          [&op, instead] {
+            std::string call = oracle::OpToString(op);
+            if (instead != nullptr) call += absl::StrFormat(" (instead: %s)", instead);
+            return call;
+          },
+          true);
     ++sub_;
     return r.model_ret;
   }
 
   // A step that calls nothing (the op is not the harness's to make in this
   // state): model and oracle must still agree on the state it looked at.
-  void NoCall(const std::string& why) {
+  // `why()` says why; it is formatted only for a trace or a failure.
+  template <typename Why>
+  void NoCall(Why why) {
     StepResult r;
     r.diffs = ls_.Compare();
-    Check(r, {}, mask_, options_.on_step ? OracleMask() : 0, "no call: " + why, false);
+    Check(r, /*check_invariants=*/false, mask_, options_.on_step ? OracleMask() : 0,
+          [&why] { return "no call: " + std::string(why()); }, false);
     ++sub_;
   }
 
   void CheckInitial() {
     StepResult r;
     r.diffs = ls_.Compare();
-    std::vector<InvariantViolation> v = ls_.CheckInvariants();
     initial_ = true;
-    Check(r, std::move(v), mask_, options_.on_step ? OracleMask() : 0,
-          "no call: the state before the first op", false);
+    Check(r, /*check_invariants=*/true, mask_, options_.on_step ? OracleMask() : 0,
+          [] { return std::string("no call: the state before the first op"); }, false);
     initial_ = false;
   }
 
-  void Check(const StepResult& r, std::vector<InvariantViolation> v, uint64_t before,
-             uint64_t oracle_before, const std::string& call, bool called) {
-    std::vector<InvariantViolation> failing;
+  // The invariants after a step. The fuzzing fast path asks for the verdict
+  // only (same checks, nothing formatted) and runs the full checker for the
+  // list when it has to report it: a failing step, or a trace.
+  std::vector<InvariantViolation> Invariants(bool* divergent) {
+    if (!options_.on_step) {
+      const InvariantVerdict verdict = ls_.CheckInvariantsVerdict();
+      *divergent = verdict.upstream_divergence;
+      if (!verdict.violation && !(options_.strict && verdict.upstream_divergence)) return {};
+    }
+    std::vector<InvariantViolation> v = ls_.CheckInvariants();
+    *divergent = HasSeverity(v, Severity::kUpstreamDivergence);
+    return v;
+  }
+
+  // `describe()` returns the call made (or "no call: ..."); it runs only for
+  // a trace or a failure, so the passing fast path formats nothing.
+  template <typename Describe>
+  void Check(const StepResult& r, bool check_invariants, uint64_t before,
+             uint64_t oracle_before, Describe describe, bool called) {
     bool divergent = false;
+    std::vector<InvariantViolation> v;
+    if (check_invariants) v = Invariants(&divergent);
+    std::vector<InvariantViolation> failing;
     for (InvariantViolation& x : v) {
       const bool upstream = x.severity == Severity::kUpstreamDivergence;
-      divergent |= upstream;
       if (!upstream || options_.strict)
         failing.push_back(std::move(x));
       else if (options_.on_step)
         divergences_now_.insert(x.ToString());
     }
     if (divergent) ++result_.divergent_steps;
+    std::string call;
+    if (options_.on_step || !r.ok() || !failing.empty()) call = describe();
     if (options_.on_step && !initial_) {
       StepRecord rec;
       rec.op_index = index_;
@@ -201,7 +223,7 @@ class Runner {
       case ReserveOp::kReleaseOwned: {
         const int f = HarnessFlow(op.arg);
         if (f < 0)
-          NoCall("the harness owns no flow");
+          NoCall([] { return "the harness owns no flow"; });
         else
           Call({OpKind::kReleaseFlow, 0, f});
         break;
@@ -212,13 +234,18 @@ class Runner {
             o().owner(static_cast<int>(idx)) == FlowOracle::kHarness) {
           Call({OpKind::kReleaseFlow, 0, idx});
         } else if (idx < 0 || idx >= oracle::kNumFlows) {
-          NoCall(absl::StrFormat("%d is not a flow index; releasing it is not the harness's to do",
-                                 idx));
+          NoCall([idx] {
+            return absl::StrFormat(
+                "%d is not a flow index; releasing it is not the harness's to do", idx);
+          });
         } else if (o().owner(static_cast<int>(idx)) == FlowOracle::kFree) {
-          NoCall(absl::StrFormat("flow %d is free; releasing it would be a double free", idx));
+          NoCall([idx] {
+            return absl::StrFormat("flow %d is free; releasing it would be a double free", idx);
+          });
         } else {
-          NoCall(absl::StrFormat("flow %d is owned by qp#%d, not by the harness", idx,
-                                 o().owner(static_cast<int>(idx))));
+          NoCall([idx, owner = o().owner(static_cast<int>(idx))] {
+            return absl::StrFormat("flow %d is owned by qp#%d, not by the harness", idx, owner);
+          });
         }
         break;
       }
@@ -237,7 +264,7 @@ class Runner {
         for (int f = HarnessFlow(0); f >= 0 && result_.ok; f = HarnessFlow(0)) {
           Call({OpKind::kReleaseFlow, 0, f});
         }
-        if (sub_ == 0) NoCall("the harness owns no flow");
+        if (sub_ == 0) NoCall([] { return "the harness owns no flow"; });
         break;
       case ReserveOp::kRunWork:
         Call({OpKind::kRunWork});
@@ -310,7 +337,7 @@ class Runner {
         if (!owns_flow) {
           Call({OpKind::kSetupHwFlow, q}, kFlowFirst);
         } else if (grants_[q] >= kMaxGrantsInFlight) {
-          NoCall("the flow ring is full: hfi1_kern_exp_rcv_setup returns -EINVAL");
+          NoCall([] { return "the flow ring is full: hfi1_kern_exp_rcv_setup returns -EINVAL"; });
         } else if (!may_allocate) {
           Call({OpKind::kRarrWait, q},
                "another QP waits ahead on rarr_queue, so "
@@ -323,7 +350,7 @@ class Runner {
       }
       case FlowOp::kRarrRelease:
         if (grants_[q] == 0) {
-          NoCall("nothing programmed: hfi1_kern_exp_rcv_clear returns -EINVAL");
+          NoCall([] { return "nothing programmed: hfi1_kern_exp_rcv_clear returns -EINVAL"; });
         } else {
           Call({OpKind::kRarrRelease, q});
           --grants_[q];
@@ -352,7 +379,7 @@ class Runner {
       case FlowOp::kReleaseOwned: {
         const int f = HarnessFlow(op.arg);
         if (f < 0)
-          NoCall("the harness owns no flow");
+          NoCall([] { return "the harness owns no flow"; });
         else
           Call({OpKind::kReleaseFlow, 0, f});
         break;
@@ -363,7 +390,7 @@ class Runner {
   const Program& p_;
   const ExecOptions& options_;
   Lockstep& ls_;
-  std::vector<int> grants_;  // RcvArray segments each QP holds (rarr_grant - rarr_release)
+  int grants_[kMaxFlowQps] = {};  // RcvArray segments each QP holds (rarr_grant - rarr_release)
   uint64_t mask_ = 0;        // the model's flow_mask after the last step
   size_t index_ = 0;
   int sub_ = 0;
