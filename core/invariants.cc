@@ -49,6 +49,21 @@ std::vector<InvariantViolation> CheckInvariants(const hfi1_ctxtdata& rcd,
   return out;
 }
 
+InvariantVerdict CheckInvariantsVerdict(const hfi1_ctxtdata& rcd,
+                                        absl::Span<rvt_qp* const> qps,
+                                        const CheckOptions& options) {
+  lockdep_assert_held(&rcd.exp_lock);
+  internal::Collector c(nullptr);
+  absl::InlinedVector<rvt_qp*, 16> own = OwnQps(rcd, qps, &c);
+  internal::CheckFlows(rcd, own, options, /*bitmap_only=*/false, &c);
+  internal::CheckWaitQueues(rcd, own, options, &c);
+  return c.verdict();
+}
+
+InvariantVerdict VerdictOf(const std::vector<InvariantViolation>& v) {
+  return {HasSeverity(v, Severity::kViolation), HasSeverity(v, Severity::kUpstreamDivergence)};
+}
+
 std::vector<InvariantViolation> CheckFlowBitmap(const hfi1_ctxtdata& rcd,
                                                 absl::Span<rvt_qp* const> qps,
                                                 unsigned long harness_reserved_flows) {

@@ -81,6 +81,26 @@ std::vector<InvariantViolation> CheckInvariants(const hfi1_ctxtdata& rcd,
                                                 const CheckOptions& options = {})
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);
 
+// What CheckInvariants(rcd, qps, options) reports, reduced to which
+// severities occur: the same code runs the same checks, but formats nothing
+// and allocates nothing (for up to 16 QPs). For callers that check after
+// every step and need the list only when something is found (the fuzz
+// executor). Same contract as CheckInvariants.
+struct InvariantVerdict {
+  bool violation = false;            // some kViolation (or ARG) report
+  bool upstream_divergence = false;  // some kUpstreamDivergence report
+  bool any() const { return violation || upstream_divergence; }
+  bool operator==(const InvariantVerdict& o) const {
+    return violation == o.violation && upstream_divergence == o.upstream_divergence;
+  }
+};
+InvariantVerdict CheckInvariantsVerdict(const hfi1_ctxtdata& rcd,
+                                        absl::Span<rvt_qp* const> qps,
+                                        const CheckOptions& options = {})
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);
+// The verdict of a list CheckInvariants returned.
+InvariantVerdict VerdictOf(const std::vector<InvariantViolation>& v);
+
 // The cheap check for after every operation: F1 only (bits above 31 clear;
 // each reserved flow owned by exactly one QP, or by the harness; no QP claims
 // a free flow). O(32 + qps), reads only exp_lock-protected state.

@@ -26,6 +26,35 @@ struct QpFlow {
   u32 index, generation, psn, resync_saved;
 };
 
+// The QPs claiming each flow, in QP order: one index list per flow, linked
+// through one array. No container per flow: this runs after every fuzz step
+// and must not allocate (up to 16 QPs) nor construct 32 vectors.
+class FlowOwners {
+ public:
+  explicit FlowOwners(absl::Span<const QpFlow> all) : all_(all), next_(all.size(), -1) {
+    for (int f = 0; f < kFlows; ++f) first_[f] = -1, count_[f] = 0;
+    for (size_t j = all.size(); j-- > 0;) {  // backwards: each list ends up in QP order
+      const u32 f = all[j].index;
+      if (f < kFlows) {
+        next_[j] = first_[f];
+        first_[f] = static_cast<int>(j);
+        ++count_[f];
+      }
+    }
+  }
+  size_t count(int flow) const { return count_[flow]; }
+  template <typename Fn>
+  void ForEach(int flow, Fn fn) const {
+    for (int j = first_[flow]; j >= 0; j = next_[j]) fn(all_[j]);
+  }
+
+ private:
+  absl::Span<const QpFlow> all_;
+  absl::InlinedVector<int, 16> next_;
+  int first_[kFlows];
+  size_t count_[kFlows];
+};
+
 }  // namespace
 
 void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
@@ -33,23 +62,20 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   const unsigned long mask = rcd.flow_mask;
   const unsigned long harness = options.harness_reserved_flows;
 
-  // Inline sizes: this runs after every fuzz step and must not allocate in
-  // the common case (each flow owned at most once, a few QPs).
-  absl::InlinedVector<QpFlow, 1> owners[kFlows];
-  absl::InlinedVector<QpFlow, 8> flowless;
+  // Inline size: this runs after every fuzz step and must not allocate in
+  // the common case (a few QPs).
+  absl::InlinedVector<QpFlow, 16> all;
   for (const rvt_qp* qp : qps) {
     const tid_flow_state& fs = qp->priv->flow_state;
     QpFlow q{qp, fs.index, fs.generation, fs.psn, qp->priv->model_resync_saved_gen};
-    if (q.index < kFlows) {
-      owners[q.index].push_back(q);
-    } else if (q.index == kFlows) {
-      flowless.push_back(q);
-    } else {
+    all.push_back(q);
+    if (q.index > kFlows) {
       c->Add("F1", Severity::kViolation,
              "qp %u: flow_state.index %u is neither a flow (0..31) nor 32 (none)",
              qp->qp_num, q.index);
     }
   }
+  const FlowOwners owners(all);
 
   // F1: bitmap <-> owners.
   if ((mask >> kFlows) != 0) {
@@ -58,24 +84,27 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   for (int i = 0; i < kFlows; ++i) {
     const bool reserved = ((mask >> i) & 1) != 0;
     const bool by_harness = ((harness >> i) & 1) != 0;
-    const absl::InlinedVector<QpFlow, 1>& o = owners[i];
-    const size_t claims = o.size() + (by_harness ? 1 : 0);
+    const size_t claims = owners.count(i) + (by_harness ? 1 : 0);
     if (reserved && claims == 0) {
       c->Add("F1", Severity::kViolation,
              "flow %d is reserved in flow_mask but no QP owns it (leaked)", i);
     } else if (claims > 1) {
       std::string who;
-      for (const QpFlow& q : o) who += absl::StrFormat("%sqp %u", who.empty() ? "" : ", ", q.qp->qp_num);
-      if (by_harness) who += ", the harness";
+      if (c->formats()) {
+        owners.ForEach(i, [&who](const QpFlow& q) {
+          who += absl::StrFormat("%sqp %u", who.empty() ? "" : ", ", q.qp->qp_num);
+        });
+        if (by_harness) who += ", the harness";
+      }
       c->Add("F1", Severity::kViolation, "flow %d is owned %u times: %s (handed out twice)", i,
              claims, who);
     }
     if (!reserved) {
-      for (const QpFlow& q : o) {
+      owners.ForEach(i, [c, i](const QpFlow& q) {
         c->Add("F1", Severity::kViolation,
                "flow %d is free in flow_mask but qp %u's flow_state.index says it owns it", i,
                q.qp->qp_num);
-      }
+      });
       if (by_harness) {
         c->Add("F1", Severity::kViolation,
                "flow %d is free in flow_mask but the harness says it reserved it", i);
@@ -91,7 +120,7 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
     const auto& clr = rcd.audit.clear[i];
 
     // F2: an owner's generation matches the flow's and the register.
-    for (const QpFlow& q : owners[i]) {
+    owners.ForEach(i, [&](const QpFlow& q) {
       if (q.generation != flow_gen) {
         c->Add("F2", Severity::kViolation,
                "qp %u owns flow %d with generation 0x%x but the flow's is 0x%x", q.qp->qp_num, i,
@@ -108,7 +137,7 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
                "flow %d (owned by qp %u, generation 0x%x): register 0x%x, expected 0x%x", i,
                q.qp->qp_num, q.generation, reg, RegisterFor(q.generation));
       }
-    }
+    });
     // F3: a free flow's register is released (RESERVED, no suppression).
     if (!reserved && reg != RegisterFor(kReserved)) {
       c->Add("F3", Severity::kViolation, "free flow %d: register 0x%x, expected 0x%x", i, reg,
@@ -123,7 +152,7 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
     if (flow_gen > kReserved) {
       c->Add("F4", Severity::kViolation, "flow %d: generation 0x%x is wider than 20 bits", i,
              flow_gen);
-    } else if (flow_gen == kReserved && owners[i].empty()) {
+    } else if (flow_gen == kReserved && owners.count(i) == 0) {
       if (clr.clears == 0) {
         c->Add("F4", Severity::kUpstreamDivergence,
                "[R-7] flow %d starts with the RESERVED generation 0xfffff "
@@ -139,14 +168,15 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
 
   // F5: the PSN budget; F6: the no-flow state.
   for (int i = 0; i < kFlows; ++i) {
-    for (const QpFlow& q : owners[i]) {
+    owners.ForEach(i, [c, i](const QpFlow& q) {
       if (q.psn > 2047) {
         c->Add("F5", Severity::kViolation, "qp %u (flow %d): flow_state.psn %u > 2047",
                q.qp->qp_num, i, q.psn);
       }
-    }
+    });
   }
-  for (const QpFlow& q : flowless) {
+  for (const QpFlow& q : all) {
+    if (q.index != kFlows) continue;  // the QPs that own no flow, in QP order
     if (q.psn != 0) {
       c->Add("F6", Severity::kViolation, "qp %u owns no flow but flow_state.psn is %u",
              q.qp->qp_num, q.psn);

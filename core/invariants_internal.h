@@ -15,17 +15,29 @@
 namespace flowcheck {
 namespace internal {
 
+// Where the checks report. The same checks run for CheckInvariants (every
+// report formatted into *out) and for CheckInvariantsVerdict (out == nullptr:
+// only the severities are kept, nothing is formatted or allocated), so the
+// verdict cannot disagree with the list.
 class Collector {
  public:
   explicit Collector(std::vector<InvariantViolation>* out) : out_(out) {}
   template <typename... Args>
   void Add(const char* id, Severity s, const absl::FormatSpec<Args...>& fmt,
            const Args&... args) {
-    out_->push_back(InvariantViolation{id, s, absl::StrFormat(fmt, args...)});
+    (s == Severity::kViolation ? verdict_.violation : verdict_.upstream_divergence) = true;
+    if (out_ != nullptr) {
+      out_->push_back(InvariantViolation{id, s, absl::StrFormat(fmt, args...)});
+    }
   }
+  // Whether reports are formatted: a check may skip building a description
+  // argument (a string) when they are not.
+  bool formats() const { return out_ != nullptr; }
+  const InvariantVerdict& verdict() const { return verdict_; }
 
  private:
   std::vector<InvariantViolation>* out_;
+  InvariantVerdict verdict_;
 };
 
 // F1-F6 (invariants_flow.cc). Reads only exp_lock-protected state.

@@ -231,6 +231,35 @@ TEST_F(Invariants, W6TicketsOutOfOrder) {
   EXPECT_THAT(Check(), IsEmpty());
 }
 
+// CheckInvariantsVerdict runs the same checks as CheckInvariants without
+// formatting: its answer is the list's severities. (TestModel::Check also
+// asserts this on every state these tests build; here the three outcomes.)
+TEST_F(Invariants, VerdictIsTheSeveritiesOfTheList) {
+  auto verdict = [this] {
+    CheckOptions options;
+    options.quiescent = true;
+    options.harness_reserved_flows = kHarness;
+    unsigned long flags;
+    spin_lock_irqsave(&rcd()->exp_lock, flags);
+    flowcheck::InvariantVerdict v = flowcheck::CheckInvariantsVerdict(*rcd(), m_.qps(), options);
+    spin_unlock_irqrestore(&rcd()->exp_lock, flags);
+    return v;
+  };
+  EXPECT_FALSE(verdict().any());
+  EXPECT_THAT(Check(), IsEmpty());
+  // A harness flow whose generation is RESERVED and was never released: F4.
+  WithExpLock([](hfi1_ctxtdata* r, Invariants*) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    r->flows[7].generation = 0xFFFFF;
+  });
+  EXPECT_TRUE(verdict().upstream_divergence);
+  EXPECT_FALSE(verdict().violation);
+  EXPECT_TRUE(flowcheck::HasSeverity(Check(), Severity::kUpstreamDivergence));
+  priv(4)->flow_state.psn = 5;  // F6: no flow but a PSN
+  EXPECT_TRUE(verdict().violation);
+  EXPECT_TRUE(verdict().upstream_divergence);
+  EXPECT_TRUE(flowcheck::HasSeverity(Check(), Severity::kViolation));
+}
+
 TEST_F(Invariants, ArgQpOfAnotherContextIsACallerError) {
   TestModel other(1);
   std::vector<rvt_qp*> qps = m_.qps();
@@ -241,8 +270,10 @@ TEST_F(Invariants, ArgQpOfAnotherContextIsACallerError) {
   unsigned long flags;
   spin_lock_irqsave(&rcd()->exp_lock, flags);
   std::vector<InvariantViolation> v = CheckInvariants(*rcd(), qps, options);
+  const flowcheck::InvariantVerdict verdict = flowcheck::CheckInvariantsVerdict(*rcd(), qps, options);
   spin_unlock_irqrestore(&rcd()->exp_lock, flags);
   EXPECT_THAT(Ids(v), ::testing::ElementsAre("ARG"));
+  EXPECT_TRUE(verdict.violation);
 }
 
 // The checker's no-quiescence mode while threads run the flow layer: it must

@@ -1,6 +1,9 @@
 // core/test_model.cc: see test_model.h.
 #include "core/test_model.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace flowcheck {
 namespace testing {
 
@@ -105,7 +108,17 @@ std::vector<InvariantViolation> TestModel::Check(unsigned long harness_reserved_
   unsigned long flags;
   spin_lock_irqsave(&rcd_->exp_lock, flags);
   std::vector<InvariantViolation> v = CheckInvariants(*rcd_, qps_, options);
+  const InvariantVerdict verdict = CheckInvariantsVerdict(*rcd_, qps_, options);
   spin_unlock_irqrestore(&rcd_->exp_lock, flags);
+  // Every state a test checks (the invariants tests corrupt one field after
+  // another) also proves the fast verdict equal to the full list's.
+  if (!(verdict == VerdictOf(v))) {
+    std::fprintf(stderr,
+                 "TestModel::Check: CheckInvariantsVerdict says violation=%d divergence=%d, "
+                 "CheckInvariants reported:\n%s",
+                 verdict.violation, verdict.upstream_divergence, FormatViolations(v).c_str());
+    std::abort();
+  }
   return v;
 }
 

@@ -111,6 +111,13 @@ std::vector<const work_struct*> workqueue_struct::Pending() const {
   return std::vector<const work_struct*>(queue_.begin(), queue_.end());
 }
 
+size_t workqueue_struct::PendingInto(const work_struct** out, size_t capacity) const {
+  std::lock_guard<std::mutex> l(mu_);
+  const size_t n = queue_.size();
+  for (size_t i = 0; i < n && i < capacity; ++i) out[i] = queue_[i];
+  return n;
+}
+
 size_t workqueue_struct::pending_count() const {
   std::lock_guard<std::mutex> l(mu_);
   return queue_.size();

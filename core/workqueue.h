@@ -84,6 +84,10 @@ struct workqueue_struct {
 
   // Pending items, oldest first (a snapshot).
   std::vector<const work_struct*> Pending() const;
+  // The same without allocating: copies the first min(count, capacity)
+  // pending items, oldest first, to out[] and returns how many are pending
+  // (possibly more than `capacity`). For checkers that run after every step.
+  size_t PendingInto(const work_struct** out, size_t capacity) const;
   size_t pending_count() const;
   // Total items run since creation.
   uint64_t executed() const;

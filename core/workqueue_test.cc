@@ -57,6 +57,24 @@ TEST(Workqueue, OldestFirstAndPendingClearedBeforeTheFunctionRuns) {
   EXPECT_FALSE(b.pending_inside);
 }
 
+TEST(Workqueue, PendingIntoCopiesWhatFitsAndCountsAll) {
+  workqueue_struct wq("t");
+  Counted a, b, c;
+  for (Counted* x : {&a, &b, &c}) INIT_WORK(&x->work, CountedFn);
+  const work_struct* out[2] = {nullptr, nullptr};
+  EXPECT_EQ(wq.PendingInto(out, 2), 0u);
+  queue_work_on(0, &wq, &c.work);
+  queue_work_on(0, &wq, &a.work);
+  queue_work_on(0, &wq, &b.work);
+  EXPECT_EQ(wq.PendingInto(out, 2), 3u);  // all counted, two copied
+  EXPECT_EQ(out[0], &c.work);
+  EXPECT_EQ(out[1], &a.work);
+  wq.RunOne();
+  EXPECT_EQ(wq.PendingInto(out, 2), 2u);
+  EXPECT_EQ(out[0], &a.work);
+  EXPECT_EQ(out[1], &b.work);
+}
+
 TEST(Workqueue, RunAllDrainsItemsQueuedWhileRunning) {
   workqueue_struct wq("t");
   Counted c;

@@ -10,7 +10,12 @@
 // Reserve and flow programs run on a core/oracle Lockstep (the model and the
 // reference model side by side): after every call to the model, its return
 // value and full state are compared with the oracle's, and CheckInvariants
-// (core/invariants.h) runs at rest. Ops the kernel's callers could not issue
+// (core/invariants.h) runs at rest. One exception, on the fuzzing fast path
+// only (no on_step): an op that makes many calls (fill, release_all,
+// run_all_work) compares each call's return value at once and the state and
+// invariants once, after its last call. A failing program is re-run with a
+// trace, which checks after every call, so the report names the first
+// failing call either way. Ops the kernel's callers could not issue
 // in the current state are mapped deterministically to what such a caller
 // does instead (docs/fuzz-format.md lists the rules), so every input is
 // legal. Pure programs call core's pure functions and compare each result
@@ -79,7 +84,7 @@ struct ExecResult {
   bool ok = true;
   Failure failure;             // valid when !ok
   size_t calls = 0;            // calls into the model
-  size_t divergent_steps = 0;  // steps after which an upstream divergence held
+  size_t divergent_steps = 0;  // checked steps after which an upstream divergence held
 };
 
 // Runs `p` (any format). Deterministic: same program, same result.

@@ -24,6 +24,7 @@
 #include "core/hfi1.h"
 #include "core/invariants.h"
 #include "core/oracle/flow_oracle.h"
+#include "core/oracle/snapshot.h"
 #include "core/qp.h"
 #include "core/workqueue.h"
 
@@ -84,14 +85,25 @@ class Lockstep {
 
   // Runs `op` on both and compares. An op outside its domain (qp or release
   // index out of range) is a caller bug and aborts with a message.
-  StepResult Step(const Op& op);
+  // With compare_state = false only the return values are compared (diffs
+  // stays empty): for a caller that makes several calls as one operation and
+  // compares the state once after the last (Compare()).
+  StepResult Step(const Op& op, bool compare_state = true);
 
-  // Full state comparison now (Step already does it after each op).
+  // Full state comparison now (Step already does it after each op): every
+  // difference CompareWithModel describes. Decided first on two snapshots
+  // (snapshot.h) without allocating; CompareWithModel runs only when they
+  // differ (or do not fit). Snapshots that differ where CompareWithModel
+  // sees no difference are a harness bug and abort with a message.
   std::vector<std::string> Compare();
 
   // CheckInvariants on the model at rest, with the flows the harness
   // reserved (kReserveFlow) declared.
   std::vector<InvariantViolation> CheckInvariants();
+  // The same checks, reduced to which severities they report, without
+  // formatting or allocating (CheckInvariantsVerdict in core/invariants.h):
+  // for the fast path that needs the list only when something is found.
+  InvariantVerdict CheckInvariantsVerdict();
 
   int num_qps() const { return static_cast<int>(qps_.size()); }
   rvt_qp* qp(int i) const { return qps_[i]; }
@@ -102,6 +114,8 @@ class Lockstep {
  private:
   void MakeOracle();
 
+  // Scratch for Compare (members: too big for a fuzzer's hot stack frame).
+  StateSnapshot model_snapshot_, oracle_snapshot_;
   workqueue_struct wq_;
   std::unique_ptr<hfi1_devdata> dd_;
   hfi1_ctxtdata* rcd_ = nullptr;

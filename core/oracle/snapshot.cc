@@ -1,0 +1,168 @@
+// core/oracle/snapshot.cc: see snapshot.h. Each fill mirrors, field by field,
+// what compare.cc reads; keep the two in step.
+#include "core/oracle/snapshot.h"
+
+#include "lockcheck/lockdep.h"
+
+namespace flowcheck {
+namespace oracle {
+namespace {
+
+constexpr uint32_t kWaitTidSpace = 0x10000000;  // HFI1_S_WAIT_TID_SPACE
+constexpr int kMaxListSteps = 4096;             // compare.cc's ModelQueues bound
+
+// Fields guarded by s_lock: read only at rest (the contract).
+uint32_t SFlags(const rvt_qp* qp) ABSL_NO_THREAD_SAFETY_ANALYSIS { return qp->s_flags; }
+
+// compare.cc's QpIndexOfNode over a precomputed table of tid_wait nodes.
+int IndexOf(const list_head* const* nodes, int n, const list_head* node) {
+  for (int i = 0; i < n; ++i) {
+    if (nodes[i] == node) return i;
+  }
+  return -1;
+}
+
+// Zeroes the snapshot (unused slots must be equal on both sides). A loop
+// the compiler may not turn into a memset call: ASan intercepts memset and
+// checks the shadow of the whole range, also from uninstrumented code.
+__attribute__((no_builtin("memset"))) void Clear(StateSnapshot* s) {
+  SnapshotWord* w = reinterpret_cast<SnapshotWord*>(s);
+  for (size_t i = 0; i < sizeof(StateSnapshot) / sizeof(uint64_t); ++i) w[i] = 0;
+}
+
+}  // namespace
+
+bool SnapshotModel(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
+                   const workqueue_struct& wq, StateSnapshot* s) {
+  lockdep_assert_held(&rcd.exp_lock);
+  if (qps.size() > static_cast<size_t>(kSnapshotMaxQps)) return false;
+  Clear(s);
+  const int n = static_cast<int>(qps.size());
+  s->num_qps = static_cast<uint32_t>(n);
+  const list_head* nodes[kSnapshotMaxQps];
+  for (int i = 0; i < n; ++i) nodes[i] = &qps[i]->priv->tid_wait;
+
+  s->flow_mask = rcd.flow_mask;
+  for (int f = 0; f < kNumFlows; ++f) {
+    s->generation[f] = rcd.flows[f].generation;
+    s->reg[f] = static_cast<uint64_t>(rcd.rcv_tid_flow_table[f].load(std::memory_order_relaxed));
+  }
+
+  // Which list each QP is on (compare.cc's ModelQueues: flow_queue wins,
+  // each list walked at most kMaxListSteps nodes), and each queue's members
+  // (ModelMembers: at most n + 1 entries, stopping after an unknown node).
+  const tid_queue* queues[2] = {&rcd.flow_queue, &rcd.rarr_queue};
+  uint32_t on[kSnapshotMaxQps] = {};
+  for (int k = 0; k < 2; ++k) {
+    const list_head* head = &queues[k]->queue_head;
+    int steps = 0;
+    for (const list_head* p = head->next; p != head && steps < kMaxListSteps;
+         p = p->next, ++steps) {
+      const int i = IndexOf(nodes, n, p);
+      if (i >= 0 && on[i] == static_cast<uint32_t>(Queue::kNone)) {
+        on[i] = static_cast<uint32_t>(k == 0 ? Queue::kFlow : Queue::kRarr);
+      }
+    }
+    StateSnapshot::Queue& q = s->queue[k];
+    q.enqueue = queues[k]->enqueue;
+    q.dequeue = queues[k]->dequeue;
+    for (const list_head* p = head->next; p != head && q.length <= static_cast<uint32_t>(n);
+         p = p->next) {
+      const int i = IndexOf(nodes, n, p);
+      q.members[q.length++] = i;
+      if (i < 0) break;
+    }
+  }
+
+  for (int i = 0; i < n; ++i) {
+    const rvt_qp* qp = qps[i];
+    const hfi1_qp_priv* p = qp->priv;
+    StateSnapshot::Qp& q = s->qp[i];
+    q.flow = static_cast<uint32_t>(static_cast<int>(p->flow_state.index));
+    q.last = static_cast<uint32_t>(static_cast<int>(p->flow_state.last_index));
+    q.generation = p->flow_state.generation;
+    q.psn = p->flow_state.psn;
+    q.waiting = (SFlags(qp) & kWaitTidSpace) != 0;
+    q.on = on[i];
+    q.tid_enqueue = p->tid_enqueue;
+    q.refs = static_cast<uint32_t>(qp->refcount.load(std::memory_order_acquire));
+    q.trigger_pending = work_pending(&p->tid_rdma.trigger_work);
+    q.send_pending = work_pending(&p->s_iowait.iowork);
+    q.resync = p->resync;
+    q.wants_flow = p->model_req.wants_flow;
+    q.send_engine_runs = p->model_req.send_engine_runs;
+    q.flows_granted = p->model_req.flows_granted;
+  }
+
+  // Deferred work in order; an item of no listed QP is (-1, trigger), as in
+  // compare.cc.
+  const work_struct* pending[kSnapshotMaxWork];
+  const size_t count = wq.PendingInto(pending, kSnapshotMaxWork);
+  if (count > static_cast<size_t>(kSnapshotMaxWork)) return false;
+  s->num_work = static_cast<uint32_t>(count);
+  for (size_t w = 0; w < count; ++w) {
+    StateSnapshot::Work item{-1, static_cast<uint32_t>(WorkKind::kTrigger)};
+    for (int i = 0; i < n; ++i) {
+      if (pending[w] == &qps[i]->priv->tid_rdma.trigger_work) {
+        item = {i, static_cast<uint32_t>(WorkKind::kTrigger)};
+      } else if (pending[w] == &qps[i]->priv->s_iowait.iowork) {
+        item = {i, static_cast<uint32_t>(WorkKind::kSend)};
+      }
+    }
+    s->work[w] = item;
+  }
+  s->n_tidwait = rcd.dd->verbs_dev.n_tidwait;
+  return true;
+}
+
+bool SnapshotOracle(const FlowOracle& o, StateSnapshot* s) {
+  const int n = o.num_qps();
+  const size_t max_members = static_cast<size_t>(kSnapshotMaxQps) + 1;
+  if (n > kSnapshotMaxQps || o.flow_queue().members.size() > max_members ||
+      o.rarr_queue().members.size() > max_members ||
+      o.work().size() > static_cast<size_t>(kSnapshotMaxWork)) {
+    return false;
+  }
+  Clear(s);
+  s->num_qps = static_cast<uint32_t>(n);
+  for (int f = 0; f < kNumFlows; ++f) {
+    if (o.reserved(f)) s->flow_mask |= 1ull << f;
+    s->generation[f] = o.generation(f);
+    s->reg[f] = o.reg(f);
+  }
+  const QueueState* queues[2] = {&o.flow_queue(), &o.rarr_queue()};
+  for (int k = 0; k < 2; ++k) {
+    StateSnapshot::Queue& q = s->queue[k];
+    q.enqueue = queues[k]->enqueue;
+    q.dequeue = queues[k]->dequeue;
+    for (int m : queues[k]->members) q.members[q.length++] = m;
+  }
+  for (int i = 0; i < n; ++i) {
+    const QpState& from = o.qp(i);
+    StateSnapshot::Qp& q = s->qp[i];
+    q.flow = static_cast<uint32_t>(from.flow);
+    q.last = static_cast<uint32_t>(from.last);
+    q.generation = from.generation;
+    q.psn = from.psn;
+    q.waiting = from.waiting;
+    q.on = static_cast<uint32_t>(from.on);
+    q.tid_enqueue = from.tid_enqueue;
+    q.refs = static_cast<uint32_t>(from.refs);
+    q.trigger_pending = from.trigger_pending;
+    q.send_pending = from.send_pending;
+    q.resync = from.resync;
+    q.wants_flow = from.wants_flow;
+    q.send_engine_runs = from.send_engine_runs;
+    q.flows_granted = from.flows_granted;
+  }
+  s->num_work = static_cast<uint32_t>(o.work().size());
+  size_t w = 0;
+  for (const WorkItem& item : o.work()) {
+    s->work[w++] = {item.qp, static_cast<uint32_t>(item.kind)};
+  }
+  s->n_tidwait = o.n_tidwait();
+  return true;
+}
+
+}  // namespace oracle
+}  // namespace flowcheck

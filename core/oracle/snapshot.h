@@ -1,0 +1,102 @@
+// core/oracle/snapshot.h: the state CompareWithModel (compare.h) compares,
+// flattened into one plain struct, so that "do model and oracle agree?"
+// after every fuzz step is two fills and one memcmp, with no allocation and
+// no strings. CompareWithModel stays the one description of a difference:
+// Lockstep::Step calls it only when the snapshots differ.
+//
+//   StateSnapshot m, o;
+//   if (SnapshotModel(rcd, qps, wq, &m) && SnapshotOracle(oracle, &o) &&
+//       SameState(m, o)) { /* CompareWithModel would return nothing */ }
+//
+// Contract: SameState(model, oracle) <=> CompareWithModel(...) is empty,
+// whenever both Snapshot* calls return true. Each field below is one thing
+// CompareWithModel compares, read the same way (the same bounded list
+// walks, the same casts); snapshot_test checks the equivalence on random
+// runs and on a corruption of every field. A snapshot that does not fit
+// (more than kSnapshotMaxQps QPs, longer queues or work lists) returns false
+// and the caller falls back to CompareWithModel.
+//
+// Add a field here whenever CompareWithModel compares something new.
+#ifndef FLOWCHECK_CORE_ORACLE_SNAPSHOT_H_
+#define FLOWCHECK_CORE_ORACLE_SNAPSHOT_H_
+
+#include <cstdint>
+#include <cstddef>
+#include <type_traits>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/types/span.h"
+#include "core/hfi1.h"
+#include "core/oracle/flow_oracle.h"
+#include "core/qp.h"
+#include "core/workqueue.h"
+
+namespace flowcheck {
+namespace oracle {
+
+inline constexpr int kSnapshotMaxQps = 16;
+// Each QP has two work items, each pending at most once (PENDING bit).
+inline constexpr int kSnapshotMaxWork = 2 * kSnapshotMaxQps + 2;
+
+// Every member is a 32- or 64-bit integer and the struct has no padding
+// (asserted below), so memcmp compares exactly the fields. Unused slots
+// stay zero on both sides.
+struct StateSnapshot {
+  uint64_t flow_mask;           // all 64 bits (the oracle has no bits above 31)
+  uint64_t n_tidwait;
+  uint64_t reg[kNumFlows];      // the flow table registers
+  uint32_t generation[kNumFlows];
+  uint32_t num_qps;
+  uint32_t num_work;            // pending work items, oldest first in work[]
+  struct Qp {
+    uint32_t flow, last, generation, psn;  // flow_state (index as an int)
+    uint32_t waiting;                      // HFI1_S_WAIT_TID_SPACE
+    uint32_t on;                           // Queue: the list tid_wait is on
+    uint32_t tid_enqueue;
+    uint32_t refs;                         // refcount, as an int
+    uint32_t trigger_pending, send_pending, resync;
+    uint32_t wants_flow, send_engine_runs, flows_granted;  // request model
+  } qp[kSnapshotMaxQps];
+  struct Queue {
+    uint32_t enqueue, dequeue;
+    uint32_t length;                        // entries used in members[]
+    int32_t members[kSnapshotMaxQps + 1];   // QP indices, head first; -1: unknown
+  } queue[2];                               // flow_queue, rarr_queue
+  struct Work {
+    int32_t qp;     // -1: an item of no listed QP
+    uint32_t kind;  // WorkKind
+  } work[kSnapshotMaxWork];
+};
+static_assert(std::has_unique_object_representations_v<StateSnapshot>,
+              "StateSnapshot must have no padding: SameState compares bytes");
+
+// The model's side. Requires exp_lock and the model at rest (compare.h's
+// contract). Returns false if it does not fit (see above).
+bool SnapshotModel(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
+                   const workqueue_struct& wq, StateSnapshot* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);
+
+// The oracle's side. Returns false if it does not fit.
+bool SnapshotOracle(const FlowOracle& o, StateSnapshot* out);
+
+// Byte equality. Not std::memcmp: ASan intercepts memcmp (a shadow-memory
+// check of both buffers per call) even from uninstrumented code, which cost
+// more than the comparison itself. 64-bit words accumulated without an early
+// exit vectorise and are not turned back into a memcmp call.
+using SnapshotWord = uint64_t __attribute__((may_alias));
+inline bool SameState(const StateSnapshot& a, const StateSnapshot& b) {
+  static_assert(sizeof(StateSnapshot) % sizeof(uint64_t) == 0 &&
+                    alignof(StateSnapshot) == alignof(uint64_t),
+                "compared as whole words");
+  constexpr size_t kWords = sizeof(StateSnapshot) / sizeof(uint64_t);
+  const SnapshotWord* wa = reinterpret_cast<const SnapshotWord*>(&a);
+  const SnapshotWord* wb = reinterpret_cast<const SnapshotWord*>(&b);
+  uint64_t differ = 0;
+  for (size_t i = 0; i < kWords; ++i) differ |= wa[i] ^ wb[i];
+  return differ == 0;
+}
+
+}  // namespace oracle
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_CORE_ORACLE_SNAPSHOT_H_
