@@ -234,10 +234,11 @@ def run_detector(name, scratch, budget):
             return finish(True, out, build_s, 0.0, build_failed=True)
         binary = os.path.join(bazel_bin(scratch, "fuzz"), "fuzz", f"{target}_fuzzer")
         work = tempfile.mkdtemp(prefix="selftest-fuzz-", dir=scratch)
-        seeds = [d for d in (os.path.join(scratch, "fuzz", "corpus", target),) if os.path.isdir(d)]
+        seeds = [d for d in (os.path.join(scratch, "fuzz", "corpus", target),)
+                 if os.path.isdir(d) and not FUZZ_FROM_SCRATCH]
         code, out, secs, _ = run_cmd(
             [binary, "-seed=1", f"-max_total_time={budget}", f"-artifact_prefix={work}/",
-             work, *seeds], scratch, budget + 60)
+             *fuzz_flags(scratch, target), work, *seeds], scratch, budget + 60)
         return finish(code != 0, out, secs, build_s)
     if name == "stress":
         code, out, build_s, _ = run_cmd(
@@ -272,6 +273,24 @@ def signature(out):
         if m:
             return fmt.format(m.group(1).strip())
     return "unclassified"
+
+
+# --from-scratch: fuzz detectors start from an empty corpus (the committed
+# seeds may already walk into a mutant's code path; this shows the search).
+FUZZ_FROM_SCRATCH = False
+
+
+def fuzz_flags(scratch, target):
+    """The target's own libFuzzer options (.options lines, .dict), as campaigns use."""
+    flags = []
+    opts = os.path.join(scratch, "fuzz", target + ".options")
+    if os.path.isfile(opts):
+        with open(opts) as f:
+            flags += [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    d = os.path.join(scratch, "fuzz", target + ".dict")
+    if os.path.isfile(d):
+        flags.append("-dict=" + d)
+    return flags
 
 
 def finish(fired, out, secs, build_s, build_failed=False):
@@ -377,7 +396,11 @@ def main():
     p.add_argument("--budget", type=int, default=60, help="seconds per fuzz/stress detector")
     p.add_argument("--json", default=os.path.join(ROOT, "out", "selftest.json"))
     p.add_argument("--keep", action="store_true", help="keep the scratch tree")
+    p.add_argument("--from-scratch", action="store_true",
+                   help="fuzz detectors start without the committed seed corpus")
     a = p.parse_args()
+    global FUZZ_FROM_SCRATCH
+    FUZZ_FROM_SCRATCH = a.from_scratch
     entries = load_catalog()
     if a.check:
         return check_patches(entries)
