@@ -248,9 +248,12 @@ TEST_F(SpinLockTest, ARepeatedViolationIsReportedOncePerSite) {
 
 // Tests run one after another in one process; each recording session must see
 // a violation even if an earlier session already recorded the same one.
-// noinline: one call site for lockcheck's per-site deduplication.
+// One call site for lockcheck's per-site deduplication: noinline, and the
+// empty asm after the call keeps it from becoming a tail call (whose return
+// address would be the caller's, a different one per call).
 __attribute__((noinline)) void AssertHeldAtOneSite(hfi1_ctxtdata* rcd) {
   lockdep_assert_held(&rcd->exp_lock);
+  asm volatile("" ::: "memory");
 }
 
 TEST(RecordingSessions, EachSessionSeesAViolationAnEarlierOneSawToo) {

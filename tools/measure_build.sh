@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tools/measure_build.sh [config...]: measures, per Bazel config, the cold build
-# time of //... (a throw-away output base, no disk cache: nothing reused) and
-# the warm `bazel test //...` time right after it (everything built, test
-# results not cached). Prints a Markdown table; configs default to
-# "default tsan asan fuzz". Takes several minutes; run on an idle machine.
+# time of //... (a fresh clone of HEAD, a throw-away output base, no disk
+# cache: nothing reused) and the warm `bazel test //...` time right after it
+# (everything built, test results not cached). Prints a Markdown table;
+# configs default to "default tsan asan fuzz". Takes several minutes; run it
+# on an idle machine.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 configs=("$@")
@@ -11,7 +12,12 @@ configs=("$@")
 
 tools/bootstrap.sh >/dev/null 2>&1
 base="$(mktemp -d /tmp/flowcheck-measure.XXXXXX)"
-trap 'bazel --output_base="$base/ob" shutdown >/dev/null 2>&1 || true; rm -rf "$base"' EXIT
+trap '(cd "$base/src" 2>/dev/null && bazel --output_base="$base/ob" shutdown >/dev/null 2>&1); rm -rf "$base"' EXIT
+# A clean clone: no bazel-* symlinks of another output base, only committed files.
+git clone -q . "$base/src"
+cp .bazelrc.host "$base/src/" 2>/dev/null || true
+mkdir -p "$base/src/third_party" && ln -s "$PWD/third_party/src" "$base/src/third_party/src"
+cd "$base/src"
 
 echo "| config | cold \`bazel build //...\` | warm \`bazel test //...\` | tests |"
 echo "|---|---|---|---|"
