@@ -192,6 +192,32 @@ TEST(Snapshot, EqualOnEveryStateOfRandomRuns) {
   }
 }
 
+TEST(Snapshot, IgnoresUnusedSlotsOnly) {
+  // The fills clear nothing: what an earlier, bigger fill left in the slots
+  // past num_qps / length / num_work must not count, and a used slot must.
+  Lockstep ls(2, 7);
+  std::mt19937_64 rng(7);
+  for (int step = 0; step < 40; ++step) ls.Step(RandomOp(rng, ls));
+  static StateSnapshot m, o;
+  const std::vector<rvt_qp*> qps = Qps(ls);
+  unsigned long flags;
+  spin_lock_irqsave(&ls.rcd()->exp_lock, flags);
+  const bool fit = SnapshotModel(*ls.rcd(), qps, ls.wq(), &m);
+  spin_unlock_irqrestore(&ls.rcd()->exp_lock, flags);
+  ASSERT_TRUE(fit);
+  ASSERT_TRUE(SnapshotOracle(ls.oracle(), &o));
+  ASSERT_TRUE(SameState(m, o));
+  o.qp[m.num_qps].refs ^= 5;
+  o.queue[0].members[m.queue[0].length] ^= 5;
+  o.work[m.num_work].kind ^= 5;
+  EXPECT_TRUE(SameState(m, o)) << "a slot past the used ones was compared";
+  o.qp[m.num_qps - 1].refs ^= 1;
+  EXPECT_FALSE(SameState(m, o)) << "the last used QP slot was not compared";
+  o.qp[m.num_qps - 1].refs ^= 1;
+  o.queue[1].length += 1;
+  EXPECT_FALSE(SameState(m, o)) << "a queue length was not compared";
+}
+
 TEST(Snapshot, DiffersExactlyWhenCompareWithModelDoesForEveryField) {
   // One Lockstep per QP count, Reset before each trial: Reset rebuilds every
   // field a corruption touches, so the objects end clean for teardown.
