@@ -16,6 +16,9 @@ of "Key: value" lines and a blank line (patch and git apply skip it):
     Budget: 60                    # optional: seconds per fuzz/stress detector
     Expect: \[invariant F1\]      # optional: a regex the intended layer's
                                   # output must match (which rule, which id)
+    Also: asan                    # optional: other layers whose report also
+                                  # counts (a memory-unsafe bug: which check
+                                  # speaks first depends on the input)
 
     diff --git a/core/tid_rdma_flow.cc b/core/tid_rdma_flow.cc
     ... For every entry the runner copies the tracked tree into a
@@ -110,6 +113,10 @@ def load_catalog():
             e["budget"] = int(meta["budget"])
         if meta.get("expect"):
             e["expect"] = meta["expect"]
+        e["also"] = [x.strip() for x in meta.get("also", "").split(",") if x.strip()]
+        for x in e["also"]:
+            if x not in LAYERS or x == e["layer"]:
+                sys.exit(f"selftest: {name}: 'Also: {x}' is not another layer")
         if e["id"] in ids:
             sys.exit(f"selftest: duplicate id {e['id']} ({name})")
         if e["layer"] not in LAYERS:
@@ -348,6 +355,11 @@ def run_entry(entry, scratch, budget):
             output = r.pop("_output")
             if r["fired"] and result["first"] is None:
                 result["first"] = r
+            if r["fired"] and r["layer"] in entry.get("also", []):
+                result["intended_caught"] = True
+                result["intended_run"] = r
+                result["caught_by_also"] = r["layer"]
+                break
             if r["fired"] and r["layer"] == entry["layer"]:
                 # The intended layer spoke; with Expect:, it must also have
                 # said the expected thing (e.g. the lockcheck rule).
@@ -371,7 +383,8 @@ def print_table(results):
         first = f"{f['detector']}: {f['signature']}" if f else "SURVIVED"
         after = f"{f['seconds']:.1f} s" if f else "-"
         missed = [x["expect_missed"] for x in r["runs"] if x.get("expect_missed")]
-        ok = ("yes" if r["intended_caught"] else "ERROR" if r.get("error")
+        ok = (f"yes ({r['caught_by_also']}, also accepted)" if r.get("caught_by_also")
+              else "yes" if r["intended_caught"] else "ERROR" if r.get("error")
               else f"NO (did not match Expect: {missed[0]})" if missed else "NO")
         print(f"| {r['id']} | {r['title']} | {r['intended']} | {first} | {after} | {ok} |")
     times = [r["first"]["seconds"] for r in results if r["first"]]

@@ -75,5 +75,52 @@ class CatalogTest(unittest.TestCase):
                     self.assertIn("\ndiff --git a/", f.read())
 
 
+class VerdictTest(unittest.TestCase):
+    """run_entry's verdict from canned detector outputs (no build, no patch)."""
+
+    class FakeScratch:
+        dir = "/nonexistent"
+
+        def patch(self, path, reverse=False):
+            pass
+
+    UBSAN = "core/tid_rdma_flow.cc:60:20: runtime error: index 32 out of bounds\n"
+    ORACLE = "flowcheck: FAIL [oracle] reserve_fuzz op #1 reserve_flow(last=40)\n"
+
+    def verdict(self, outputs, **entry):
+        e = {"id": "m", "title": "t", "patch": "m.patch", "layer": "oracle",
+             "detectors": [f"d{i}" for i in range(len(outputs))]}
+        e.update(entry)
+        canned = iter(outputs)
+        saved = selftest.run_detector
+        selftest.run_detector = lambda det, d, b: selftest.finish(True, next(canned), 0.1, 0.0)
+        try:
+            return selftest.run_entry(e, self.FakeScratch(), 10)
+        finally:
+            selftest.run_detector = saved
+
+    def test_another_layer_alone_is_not_the_intended_catch(self):
+        r = self.verdict([self.UBSAN])
+        self.assertEqual(r["first"]["layer"], "asan")
+        self.assertFalse(r["intended_caught"])
+
+    def test_an_also_layer_counts_and_is_named(self):
+        r = self.verdict([self.UBSAN], also=["asan"])
+        self.assertTrue(r["intended_caught"])
+        self.assertEqual(r["caught_by_also"], "asan")
+
+    def test_the_intended_layer_after_another_one_counts(self):
+        r = self.verdict([self.UBSAN, self.ORACLE])
+        self.assertTrue(r["intended_caught"])
+        self.assertEqual(r["first"]["layer"], "asan")
+        self.assertNotIn("caught_by_also", r)
+
+    def test_expect_must_match_the_intended_layers_output(self):
+        r = self.verdict([self.ORACLE], expect=r"last=33")
+        self.assertFalse(r["intended_caught"])
+        r = self.verdict([self.ORACLE], expect=r"last=40")
+        self.assertTrue(r["intended_caught"])
+
+
 if __name__ == "__main__":
     unittest.main()
