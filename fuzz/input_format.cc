@@ -45,6 +45,7 @@ void ForEachRecord(const uint8_t* data, size_t size, size_t header, size_t recor
     p->capped_records = records - kMaxOps;
     records = kMaxOps;
   }
+  p->ops.reserve(records);  // one allocation per input, not log2(records)
   const uint8_t* r = data + header;
   for (size_t i = 0; i < records; ++i, r += record) {
     const uint8_t code = r[0] & 0x0F;
