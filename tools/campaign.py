@@ -38,6 +38,8 @@ import subprocess
 import sys
 import time
 
+import fuzz_target_flags
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STATUS_RE = re.compile(
     r"^#(\d+):\s+cov: (\d+) ft: (\d+) corp: (\d+) exec/s:? (\d+) "
@@ -115,24 +117,13 @@ class FuzzRun:
                 dirs.append(d)
         return dirs
 
-    def extra_flags(self):
-        flags = []
-        d = os.path.join(ROOT, self.pkg, self.name + ".dict")
-        if os.path.isfile(d):
-            flags.append("-dict=" + d)
-        o = os.path.join(ROOT, self.pkg, self.name + ".options")
-        if os.path.isfile(o):
-            with open(o) as f:
-                flags += [l.strip() for l in f if l.strip() and not l.startswith("#")]
-        return flags
-
     def run(self):
         os.makedirs(self.corpus, exist_ok=True)
         os.makedirs(self.crashes, exist_ok=True)
         before = set(os.listdir(self.crashes))
         cmd = [self.binary, f"-fork={self.jobs}", f"-max_total_time={self.seconds}",
                f"-artifact_prefix={self.crashes}/", "-print_final_stats=1",
-               *self.extra_flags(), self.corpus, *self.seed_dirs()]
+               *fuzz_target_flags.flags(os.path.join(ROOT, self.pkg), self.name), self.corpus, *self.seed_dirs()]
         log(f"{self.name}: fuzzing for {self.seconds}s with {self.jobs} job(s); "
             f"corpus {os.path.relpath(self.corpus, ROOT)} ({count_files(self.corpus)} files)")
         start = time.monotonic()

@@ -25,11 +25,12 @@ import subprocess
 import sys
 import tempfile
 
+import fuzz_target_flags
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["reserve_fuzz", "flow_fuzz", "pure_fuzz"]
 GOAL_EXECS, GOAL_RATIO = 100_000, 0.30
 STAT_RE = re.compile(r"^stat::(\w+):\s+(\d+)", re.M)
-DONE_RE = re.compile(r"^#(\d+)\s+DONE .* corp: (\d+)/(\d+)(b|Kb|Mb)", re.M)
 
 
 def bazel(*args):
@@ -37,19 +38,11 @@ def bazel(*args):
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
 
 
-def options(target):
-    path = os.path.join(ROOT, "fuzz", target + ".options")
-    if not os.path.isfile(path):
-        return []
-    with open(path) as f:
-        return [l.strip() for l in f if l.strip() and not l.startswith("#")]
-
-
 def run(binary, target, seconds, work):
     corpus = os.path.join(work, os.path.basename(binary) + "-" + target)
     shutil.copytree(os.path.join(ROOT, "fuzz", "corpus", target), corpus)
     cmd = [binary, "-seed=1", f"-max_total_time={seconds}", "-print_final_stats=1",
-           f"-artifact_prefix={work}/", *options(target), corpus]
+           f"-artifact_prefix={work}/", *fuzz_target_flags.options(os.path.join(ROOT, "fuzz"), target), corpus]
     r = subprocess.run(cmd, cwd=work, text=True, errors="replace",
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     stats = {k: int(v) for k, v in STAT_RE.findall(r.stdout)}

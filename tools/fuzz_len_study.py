@@ -26,18 +26,18 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fuzz_benchmark  # noqa: E402  (bazel(), options())
+import fuzz_benchmark  # noqa: E402  (bazel())
+import fuzz_target_flags  # noqa: E402
 
-DONE_RE = re.compile(r"^#(\d+)\s+DONE\s+cov: (\d+) ft: (\d+) corp: (\d+)/", re.M)
 INITED_RE = re.compile(r"INITED cov: (\d+) ft: (\d+) corp: (\d+)/(\d+)(b|Kb|Mb)")
 STAT_RE = re.compile(r"^stat::average_exec_per_sec:\s+(\d+)", re.M)
 
 
 def own_max_len(target):
-    for opt in fuzz_benchmark.options(target):
-        if opt.startswith("-max_len="):
-            return int(opt.split("=", 1)[1])
-    sys.exit(f"fuzz_len_study: fuzz/{target}.options sets no -max_len")
+    n = fuzz_target_flags.max_len(os.path.join(ROOT, "fuzz"), target)
+    if n is None:
+        sys.exit(f"fuzz_len_study: fuzz/{target}.options sets no -max_len")
+    return n
 
 
 def run(cmd, work):
@@ -53,7 +53,8 @@ def study(binary, target, max_len, seconds, work):
     own = own_max_len(target)
     corpus = os.path.join(work, f"{target}-{max_len}")
     shutil.copytree(os.path.join(ROOT, "fuzz", "corpus", target), corpus)
-    dict_flag = [f"-dict={os.path.join(ROOT, 'fuzz', target + '.dict')}"]
+    dict_flag = [f for f in fuzz_target_flags.flags(os.path.join(ROOT, "fuzz"), target)
+                 if f.startswith("-dict=")]
     out = run([binary, "-seed=1", f"-max_total_time={seconds}", "-print_final_stats=1",
                f"-max_len={max_len}", f"-artifact_prefix={work}/", *dict_flag, corpus], work)
     execs = int(STAT_RE.search(out).group(1))

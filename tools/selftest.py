@@ -52,6 +52,8 @@ import sys
 import tempfile
 import time
 
+import fuzz_target_flags
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MUTANTS = os.path.join(ROOT, "selftest", "mutants")
 LAYERS = ("compile", "unit", "oracle", "invariant", "lockcheck", "tsan", "asan", "watchdog")
@@ -245,7 +247,7 @@ def run_detector(name, scratch, budget):
                  if os.path.isdir(d) and not FUZZ_FROM_SCRATCH]
         code, out, secs, _ = run_cmd(
             [binary, "-seed=1", f"-max_total_time={budget}", f"-artifact_prefix={work}/",
-             *fuzz_flags(scratch, target), work, *seeds], scratch, budget + 60)
+             *fuzz_target_flags.flags(os.path.join(scratch, "fuzz"), target), work, *seeds], scratch, budget + 60)
         return finish(code != 0, out, secs, build_s)
     if name == "stress":
         code, out, build_s, _ = run_cmd(
@@ -285,19 +287,6 @@ def signature(out):
 # --from-scratch: fuzz detectors start from an empty corpus (the committed
 # seeds may already walk into a mutant's code path; this shows the search).
 FUZZ_FROM_SCRATCH = False
-
-
-def fuzz_flags(scratch, target):
-    """The target's own libFuzzer options (.options lines, .dict), as campaigns use."""
-    flags = []
-    opts = os.path.join(scratch, "fuzz", target + ".options")
-    if os.path.isfile(opts):
-        with open(opts) as f:
-            flags += [l.strip() for l in f if l.strip() and not l.startswith("#")]
-    d = os.path.join(scratch, "fuzz", target + ".dict")
-    if os.path.isfile(d):
-        flags.append("-dict=" + d)
-    return flags
 
 
 def finish(fired, out, secs, build_s, build_failed=False):
