@@ -1,6 +1,8 @@
 // core/invariants_flow.cc: F1-F6 (spec 9.1), hardware flows and generations.
 // The expected register values and the generation arithmetic are written out
 // here from the spec, not taken from the model, so the two can disagree.
+#include <type_traits>
+
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_format.h"
 #include "core/invariants_internal.h"
@@ -19,6 +21,21 @@ constexpr u64 kReservedBits = 0x6D00000000ull;
 u64 RegisterFor(u32 gen) {
   return (gen == kReserved ? kReservedBits : kActiveBits) | (static_cast<u64>(gen) << 11);
 }
+
+// The per-flow conditions F3 and F4 report on. CheckFlows evaluates them
+// twice - for all 32 flows to pick the flows worth a look, then in the
+// bodies that say what is wrong - so they are written once, here.
+using FlowClearRecord = std::remove_reference_t<decltype(hfi1_flow_audit::clear[0])>;
+// F3: a free flow whose register is not the released value.
+bool FreeRegisterWrong(bool reserved, u64 reg) {
+  return !reserved && reg != RegisterFor(kReserved);
+}
+// F4: the last release did not move the generation to next(old).
+bool ReleaseWrong(const FlowClearRecord& clr) {
+  return clr.clears > 0 && clr.new_gen != ExpectedNextGeneration(clr.old_gen);
+}
+// F4: RESERVED or wider than 20 bits; what it means depends on the owners.
+bool GenerationSuspect(u32 gen) { return gen >= kReserved; }
 
 // The fields of a QP the flow checks read, all written under exp_lock.
 struct QpFlow {
@@ -136,16 +153,13 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   }
   if (bitmap_only) return;
 
-  // F2 reports on owned flows only; F3 on a free flow whose register is not
-  // the released value; F4 on a release that moved the generation wrongly
-  // or a generation that is RESERVED or wider.
+  // F2 reports on owned flows only; F3 and F4 on the conditions above.
   uint64_t f234 = owned;
   for (int i = 0; i < kFlows; ++i) {
     const u64 reg = rcd.rcv_tid_flow_table[i].load(std::memory_order_relaxed);
-    const auto& clr = rcd.audit.clear[i];
-    const bool bad = (((reserved_bits >> i) & 1) == 0 && reg != RegisterFor(kReserved)) ||
-                     (clr.clears > 0 && clr.new_gen != ExpectedNextGeneration(clr.old_gen)) ||
-                     rcd.flows[i].generation >= kReserved;
+    const bool bad = FreeRegisterWrong(((reserved_bits >> i) & 1) != 0, reg) ||
+                     ReleaseWrong(rcd.audit.clear[i]) ||
+                     GenerationSuspect(rcd.flows[i].generation);
     f234 |= static_cast<uint64_t>(bad) << i;
   }
   for (; f234 != 0; f234 &= f234 - 1) {
@@ -175,29 +189,31 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
       }
     });
     // F3: a free flow's register is released (RESERVED, no suppression).
-    if (!reserved && reg != RegisterFor(kReserved)) {
+    if (FreeRegisterWrong(reserved, reg)) {
       c->Add("F3", Severity::kViolation, "free flow %d: register 0x%x, expected 0x%x", i, reg,
              RegisterFor(kReserved));
     }
     // F4: every release advanced the generation to next(old), never RESERVED.
-    if (clr.clears > 0 && clr.new_gen != ExpectedNextGeneration(clr.old_gen)) {
+    if (ReleaseWrong(clr)) {
       c->Add("F4", Severity::kViolation,
              "flow %d: release #%u moved the generation 0x%x -> 0x%x, expected 0x%x", i,
              clr.clears, clr.old_gen, clr.new_gen, ExpectedNextGeneration(clr.old_gen));
     }
-    if (flow_gen > kReserved) {
-      c->Add("F4", Severity::kViolation, "flow %d: generation 0x%x is wider than 20 bits", i,
-             flow_gen);
-    } else if (flow_gen == kReserved && owners.count(i) == 0) {
-      if (clr.clears == 0) {
-        c->Add("F4", Severity::kUpstreamDivergence,
-               "[R-7] flow %d starts with the RESERVED generation 0xfffff "
-               "(hfi1_kern_init_ctxt_generations does not filter its random value)",
-               i);
-      } else {
-        c->Add("F4", Severity::kViolation,
-               "flow %d: generation is RESERVED after %u release(s); next() never yields it", i,
-               clr.clears);
+    if (GenerationSuspect(flow_gen)) {
+      if (flow_gen > kReserved) {
+        c->Add("F4", Severity::kViolation, "flow %d: generation 0x%x is wider than 20 bits", i,
+               flow_gen);
+      } else if (owners.count(i) == 0) {  // RESERVED, and no owner to explain it
+        if (clr.clears == 0) {
+          c->Add("F4", Severity::kUpstreamDivergence,
+                 "[R-7] flow %d starts with the RESERVED generation 0xfffff "
+                 "(hfi1_kern_init_ctxt_generations does not filter its random value)",
+                 i);
+        } else {
+          c->Add("F4", Severity::kViolation,
+                 "flow %d: generation is RESERVED after %u release(s); next() never yields it",
+                 i, clr.clears);
+        }
       }
     }
   }

@@ -1,7 +1,7 @@
 // core/oracle/snapshot.h: the state CompareWithModel (compare.h) compares,
 // flattened into one plain struct, so that "do model and oracle agree?"
-// after every fuzz step is two fills and a word-wise comparison, with no allocation and
-// no strings. CompareWithModel stays the one description of a difference:
+// after every fuzz step is two fills and a word-wise comparison, with no
+// allocation and no strings. CompareWithModel stays the one description of a difference:
 // Lockstep::Step calls it only when the snapshots differ.
 //
 //   StateSnapshot m, o;
@@ -71,7 +71,7 @@ struct StateSnapshot {
   } work[kSnapshotMaxWork];
 };
 static_assert(std::has_unique_object_representations_v<StateSnapshot>,
-              "StateSnapshot must have no padding: SameState compares bytes");
+              "StateSnapshot must have no padding: SameState compares words");
 
 namespace snapshot_internal {
 // Word-wise equality of n words. Not std::memcmp: ASan intercepts memcmp (a
