@@ -38,6 +38,14 @@ def bazel(*args):
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
 
 
+def build_fuzz(labels, extra=()):
+    """bazel build --config=fuzz [extra flags] labels; returns that build's
+    bazel-bin/fuzz (extra flags such as --platform_suffix move it)."""
+    args = ["--config=fuzz", *extra]
+    subprocess.run(["bazel", "build", *args, *labels], cwd=ROOT, check=True)
+    return os.path.join(bazel("info", *args, "bazel-bin").strip(), "fuzz")
+
+
 def run(binary, target, seconds, work):
     corpus = os.path.join(work, os.path.basename(binary) + "-" + target)
     shutil.copytree(os.path.join(ROOT, "fuzz", "corpus", target), corpus)
@@ -62,8 +70,7 @@ def main():
     targets = a.targets.split(",")
     labels = [f"//fuzz:{t}_fuzzer" for t in targets] + ["//fuzz:empty_fuzz_fuzzer"]
     print(f"building {' '.join(labels)} with --config=fuzz", flush=True)
-    subprocess.run(["bazel", "build", "--config=fuzz", *labels], cwd=ROOT, check=True)
-    bin_dir = os.path.join(bazel("info", "--config=fuzz", "bazel-bin").strip(), "fuzz")
+    bin_dir = build_fuzz(labels)
     empty = os.path.join(bin_dir, "empty_fuzz_fuzzer")
     rows = []
     with tempfile.TemporaryDirectory(prefix="fuzz-benchmark-") as work:

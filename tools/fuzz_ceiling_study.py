@@ -34,25 +34,19 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fuzz_benchmark  # noqa: E402  (ROOT, bazel(), run(), the goals)
+import fuzz_benchmark  # noqa: E402  (ROOT, build_fuzz(), run(), the goals)
 
 ROOT = fuzz_benchmark.ROOT
 END = r"--per_file_copt=^fuzz/executor\.cc@-DFLOWCHECK_STUDY_END_CHECKS_ONLY"
 BLIND = ("--per_file_copt=^core/.*@-fno-sanitize=address,-fno-sanitize=undefined,"
          "-fno-sanitize=fuzzer-no-link")
-# name -> extra bazel flags on top of --config=fuzz (None: the real config).
+# name -> extra bazel flags on top of --config=fuzz.
 BUILDS = {
-    "as-is": None,
+    "as-is": [],
     "end-checks": ["--platform_suffix=-fuzz-study-end", END],
     "blind-model": ["--platform_suffix=-fuzz-study-blind", BLIND],
     "blind+end": ["--platform_suffix=-fuzz-study-blind-end", BLIND, END],
 }
-
-
-def build(flags, labels):
-    args = ["--config=fuzz", *(flags or [])]
-    subprocess.run(["bazel", "build", *args, *labels], cwd=ROOT, check=True)
-    return os.path.join(fuzz_benchmark.bazel("info", *args, "bazel-bin").strip(), "fuzz")
 
 
 def check_end_build(bin_dir):
@@ -76,10 +70,11 @@ def main():
     a = p.parse_args()
     targets = a.targets.split(",")
     labels = sorted({f"//fuzz:{t}_fuzzer" for t in targets} | {"//fuzz:flow_fuzz_fuzzer"})
-    dirs = {name: build(flags, labels) for name, flags in BUILDS.items()}
+    dirs = {name: fuzz_benchmark.build_fuzz(labels + (["//fuzz:empty_fuzz_fuzzer"]
+                                                      if name == "as-is" else []), flags)
+            for name, flags in BUILDS.items()}
     for name in ("end-checks", "blind+end"):
         check_end_build(dirs[name])
-    empty_dir = build(None, ["//fuzz:empty_fuzz_fuzzer"])
     execs = {}  # (target, build) -> [exec/s per rep]
     means = {}  # (target, build) -> [mean input per rep]
     with tempfile.TemporaryDirectory(prefix="fuzz-ceiling-study-") as work:
@@ -89,7 +84,7 @@ def main():
                 order.reverse()
             for t in targets:
                 for name in order:
-                    binary = (os.path.join(empty_dir, "empty_fuzz_fuzzer") if name == "empty"
+                    binary = (os.path.join(dirs["as-is"], "empty_fuzz_fuzzer") if name == "empty"
                               else os.path.join(dirs[name], t + "_fuzzer"))
                     print(f"round {rep + 1}/{a.reps}: {t} {name}, {a.seconds}s ...", flush=True)
                     run_dir = os.path.join(work, f"{rep}-{name.replace('+', '-')}")

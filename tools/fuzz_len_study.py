@@ -26,7 +26,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fuzz_benchmark  # noqa: E402  (bazel())
+import fuzz_benchmark  # noqa: E402  (build_fuzz())
 import fuzz_target_flags  # noqa: E402
 
 INITED_RE = re.compile(r"INITED cov: (\d+) ft: (\d+) corp: (\d+)/(\d+)(b|Kb|Mb)")
@@ -77,9 +77,7 @@ def main():
     targets = a.targets.split(",")
     lens = [int(x) for x in a.lens.split(",")]
     labels = [f"//fuzz:{t}_fuzzer" for t in targets]
-    subprocess.run(["bazel", "build", "--config=fuzz", *labels], cwd=ROOT, check=True)
-    bin_dir = os.path.join(fuzz_benchmark.bazel("info", "--config=fuzz", "bazel-bin").strip(),
-                           "fuzz")
+    bin_dir = fuzz_benchmark.build_fuzz(labels)
     rows = []
     with tempfile.TemporaryDirectory(prefix="fuzz-len-study-") as work:
         for t in targets:
