@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # tools/lint.sh: repository rules no compiler checks. Run by tools/test.sh.
-#  1. Layering (design.md): lockcheck/ knows nothing of core/, fuzz/, stress/;
-#     core/ knows nothing of fuzz/ or stress/. (Bazel visibility enforces the
+#  1. Layering: common/ knows no layer; lockcheck/ knows nothing of core/,
+#     fuzz/, stress/; core/ knows nothing of fuzz/ or stress/. (Bazel visibility enforces the
 #     same for deps; this also catches a stray #include.)
 #  2. No absl/synchronization in flowcheck's code: Abseil 20220623's Mutex,
 #     Notification, Barrier and BlockingCounter give TSan false positives
-#     (see docs/toolchain.md); our locks are lockcheck's, std::mutex or atomics.
+#     (README, "Abseil under TSan"); our locks are lockcheck's, std::mutex or atomics.
 #  3. No package-archive host name in the repository.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -23,6 +23,13 @@ done < <(srcs lockcheck)
 
 while IFS= read -r f; do
   [ -n "$f" ] || continue
+  if grep -qE '#include "(lockcheck|core|fuzz|stress|sched|upstream)/' "$f"; then
+    bad "layering: common must not include any layer: $f: $(grep -nE '#include "(lockcheck|core|fuzz|stress|sched|upstream)/' "$f" | head -1)"
+  fi
+done < <(srcs common)
+
+while IFS= read -r f; do
+  [ -n "$f" ] || continue
   if grep -qE '#include "(fuzz|stress)/' "$f"; then
     bad "layering: core must not include fuzz/stress: $f: $(grep -nE '#include "(fuzz|stress)/' "$f" | head -1)"
   fi
@@ -33,7 +40,7 @@ while IFS= read -r f; do
   if grep -q '#include "absl/synchronization' "$f"; then
     bad "absl/synchronization is not TSan-safe here: $f"
   fi
-done < <(srcs bazel core fuzz lockcheck stress tools)
+done < <(srcs bazel common core fuzz lockcheck stress tools)
 
 if git grep -n -I -E 'deb\.debian\.org|security\.debian\.org|snapshot\.debian\.org|ftp\.[a-z.]*debian\.org' -- . ':!tools/lint.sh' >/dev/null 2>&1; then
   bad "a package archive host name is written in the repository:"
