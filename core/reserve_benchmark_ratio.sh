@@ -1,52 +1,32 @@
 #!/usr/bin/env bash
-# core/reserve_benchmark_ratio.sh: runs //core:reserve_benchmark once
-# (repetitions interleaved at random, so a noisy neighbour hits every
-# benchmark alike), takes each benchmark's median CPU time, and prints
-#   model cycle / baseline cycle
-# for both paths of kern_reserve_flow, PASS/FAIL against a 1.2x limit.
-# The gate compares with the baseline doing the same work (the kernel's atomic
-# bit operations); the ratio to non-atomic bit operations is printed for
-# reference. Run it as:
-#   bazel run --config=bench //core:reserve_benchmark_ratio [-- LIMIT [REPETITIONS]]
+# core/reserve_benchmark_ratio.sh: the model's reserve + release cycle against
+# a hand-written baseline doing the same work (the kernel's atomic bit
+# operations on a plain atomic spinlock), for both paths of kern_reserve_flow
+# (benchmark arg /0: the preferred flow is free; /1: "don't care", 16 flows
+# taken). Gate: model / baseline <= LIMIT (default 1.2x); the ratio to
+# non-atomic bit operations is printed for reference. tools/ratios/ratios.py
+# runs //core:reserve_benchmark ROUNDS times (default 15), every benchmark 3
+# times per round in random interleaved order, and takes the median over the
+# rounds of each round's ratio. Run it as:
+#   bazel run --config=bench //core:reserve_benchmark_ratio [-- LIMIT [ROUNDS]]
+# Exit status: 0 within the limit, 1 over it, 2 could not run (or lockcheck's
+# checks are compiled in: run it with --config=bench).
 set -euo pipefail
 
+runfiles="${RUNFILES_DIR:-$0.runfiles}/flowcheck"
 bin="$(dirname "$0")/reserve_benchmark"
-[ -x "$bin" ] || bin="${RUNFILES_DIR:-$0.runfiles}/flowcheck/core/reserve_benchmark"
+[ -x "$bin" ] || bin="$runfiles/core/reserve_benchmark"
+ratios="$runfiles/tools/ratios/ratios.py"
+[ -f "$ratios" ] || ratios="$(dirname "$0")/../tools/ratios/ratios.py"
 limit="${1:-1.2}"
-reps="${2:-15}"
+rounds="${2:-15}"
 
-csv="$("$bin" --benchmark_repetitions="$reps" --benchmark_enable_random_interleaving=true \
-  --benchmark_report_aggregates_only=true --benchmark_format=csv 2>/dev/null)"
-
-if grep -q "checks ON" <<<"$csv"; then
-  echo "FAIL: lockcheck checks are compiled in; run with --config=bench" >&2
-  exit 2
-fi
-
-# name -> median cpu_time (ns)
-median() { awk -F, -v n="\"$1_median\"" '$1 == n { print $4 }' <<<"$csv"; }
-
-fail=0
-printf '%-28s %10s %10s %10s %8s  %s\n' "path" "model ns" "base ns" "plain ns" "ratio" "verdict (limit ${limit}x)"
-for arg in 0 1; do
-  case $arg in
-    0) path="preferred flow free" ;;
-    1) path="don't care, 16 taken" ;;
-  esac
-  m="$(median "BM_KernReserveRelease/$arg")"
-  b="$(median "BM_RawReserveRelease/$arg")"
-  p="$(median "BM_RawPlainBitopsReserveRelease/$arg")"
-  if [ -z "$m" ] || [ -z "$b" ] || [ -z "$p" ]; then
-    echo "FAIL: missing benchmark output for arg $arg" >&2
-    exit 2
-  fi
-  verdict="$(awk -v m="$m" -v b="$b" -v l="$limit" 'BEGIN { r = m / b; printf "%.3f %s", r, (r <= l ? "PASS" : "FAIL") }')"
-  ratio="${verdict% *}"
-  word="${verdict#* }"
-  plain_ratio="$(awk -v m="$m" -v p="$p" 'BEGIN { printf "%.2f", m / p }')"
-  printf '%-28s %10.2f %10.2f %10.2f %8s  %s (vs non-atomic bitops: %sx, for reference)\n' \
-    "$path" "$m" "$b" "$p" "$ratio" "$word" "$plain_ratio"
-  [ "$word" = PASS ] || fail=1
-done
-if [ "$fail" -eq 0 ]; then echo "PASS: the model's reserve + release cycle is within ${limit}x of the baseline"; fi
-exit "$fail"
+exec python3 "$ratios" \
+  --title="kern_reserve_flow reserve + release cycle, --config=bench, CPU time per cycle (/0: preferred flow free, /1: don't care, 16 taken)" \
+  --rounds="$rounds" \
+  --ratio BM_KernReserveRelease/0 BM_RawReserveRelease/0 \
+  --ratio BM_KernReserveRelease/1 BM_RawReserveRelease/1 \
+  --ratio BM_KernReserveRelease/0 BM_RawPlainBitopsReserveRelease/0 \
+  --ratio BM_KernReserveRelease/1 BM_RawPlainBitopsReserveRelease/1 \
+  --goal "model / baseline" "$limit" '^BM_KernReserveRelease/[01] vs BM_RawReserveRelease/' \
+  gbench --repetitions=3 --min_time=0.05 -- "$bin"

@@ -1,49 +1,34 @@
 #!/usr/bin/env bash
-# lockcheck/bench_ratios.sh [REPETITIONS]: issue 3's speed goals, from ONE run
-# of //lockcheck:spinlock_benchmark under --config=bench (optimised).
-#   checks off / plain std::atomic spinlock   goal <= 1.2x
-#   checks on  / plain std::atomic spinlock   goal <= 3x
-# Every variant of a group must meet its goal (spin_lock, spin_lock_irqsave,
-# and for checks on also the inner lock under a held one). Uses the median CPU
-# time of REPETITIONS (default 10) randomly interleaved repetitions, so drift
-# on a busy machine hits all variants alike. Exits 1 if a goal is missed.
+# lockcheck/bench_ratios.sh [ROUNDS]: lockcheck's speed goals, as same-run
+# ratios of //lockcheck:spinlock_benchmark (--config=bench, optimised), each
+# variant's uncontended lock + unlock against a plain std::atomic spinlock:
+#   checks off / plain   goal <= 1.2x  (spin_lock, spin_lock_irqsave)
+#   checks on  / plain   goal <= 3x    (the same, and the inner lock of a pair)
+# Every variant of a group must meet its goal. tools/ratios/ratios.py runs the
+# binary ROUNDS times (default 15), every benchmark 3 times per round in random
+# interleaved order, and takes the median over the rounds of each round's
+# ratio, so a busy machine slows a variant and its baseline alike.
+# Exit status: 0 both goals met, 1 a goal missed, 2 could not build or run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-reps="${1:-10}"
+rounds="${1:-15}"
 
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
-if ! csv="$(bazel run --config=bench //lockcheck:spinlock_benchmark -- \
-    --benchmark_format=csv --benchmark_repetitions="$reps" \
-    --benchmark_enable_random_interleaving=true \
-    --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 2>"$log")"; then
-  cat "$log"
-  echo "bench_ratios: the benchmark did not build or run (log above)"
+if ! log="$(bazel build --config=bench //lockcheck:spinlock_benchmark 2>&1)"; then
+  echo "$log" | tail -40
+  echo "bench_ratios: the benchmark did not build (log above)"
   exit 2
 fi
+bin="$(bazel info --config=bench bazel-bin 2>/dev/null)/lockcheck/spinlock_benchmark"
 
-awk -F, -v reps="$reps" '
-  $1 ~ /_median"?$/ {
-    name = $1; gsub(/"/, "", name); sub(/_median$/, "", name)
-    t[name] = $4
-  }
-  END {
-    base = t["BM_PlainAtomicSpinLock"]
-    if (base == "" || base <= 0) { print "bench_ratios: no baseline in the benchmark output"; exit 2 }
-    printf "lockcheck spinlock benchmark: median CPU time of %d interleaved repetitions, --config=bench\n", reps
-    n = split("BM_PlainAtomicSpinLock BM_ChecksOff_SpinLock BM_ChecksOff_SpinLockIrqsave " \
-              "BM_ChecksOn_SpinLock BM_ChecksOn_SpinLockIrqsave BM_ChecksOn_SpinLockUnderAnother", order, " ")
-    for (i = 1; i <= n; ++i) {
-      name = order[i]
-      if (t[name] == "") { printf "bench_ratios: %s missing from the benchmark output\n", name; exit 2 }
-      r = t[name] / base
-      printf "  %-36s %7.2f ns  %5.2fx\n", name, t[name], r
-      if (name ~ /^BM_ChecksOff_/) { if (r > off_worst) off_worst = r }
-      if (name ~ /^BM_ChecksOn_/)  { if (r > on_worst) on_worst = r }
-    }
-    off = t["BM_ChecksOff_SpinLock"] / base; on = t["BM_ChecksOn_SpinLock"] / base
-    off_ok = off_worst <= 1.2; on_ok = on_worst <= 3.0
-    printf "checks off / plain: %.2fx (worst variant %.2fx), goal <= 1.2x: %s\n", off, off_worst, off_ok ? "PASS" : "FAIL"
-    printf "checks on  / plain: %.2fx (worst variant %.2fx), goal <= 3x:   %s\n", on, on_worst, on_ok ? "PASS" : "FAIL"
-    exit (off_ok && on_ok) ? 0 : 1
-  }' <<<"$csv"
+base=BM_PlainAtomicSpinLock
+exec python3 tools/ratios/ratios.py \
+  --title="lockcheck spinlock benchmark, --config=bench, CPU time per lock + unlock ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'))" \
+  --rounds="$rounds" \
+  --ratio BM_ChecksOff_SpinLock "$base" \
+  --ratio BM_ChecksOff_SpinLockIrqsave "$base" \
+  --ratio BM_ChecksOn_SpinLock "$base" \
+  --ratio BM_ChecksOn_SpinLockIrqsave "$base" \
+  --ratio BM_ChecksOn_SpinLockUnderAnother "$base" \
+  --goal "checks off / plain" 1.2 '^BM_ChecksOff_' \
+  --goal "checks on / plain" 3 '^BM_ChecksOn_' \
+  gbench --repetitions=3 --min_time=0.05 -- "$bin"

@@ -4,7 +4,8 @@
 // writes a plain int, then runs every lockcheck slow path (thread
 // registration, new lock classes, new order edges, an order inversion, a
 // same-class recursion, IRQ usage and an IRQ report, a failed assertion,
-// DescribeAllThreads, symbolization, the recording handler, thread exit).
+// DescribeAllThreads, symbolization, the recording handler, thread exit) and
+// the inline fast path (known orders again, on its own lock instances).
 // Thread B then runs the same slow paths, which take the same internal
 // mutexes, and reads the int. The two threads are ordered in time only by a
 // RELAXED atomic, so nothing but a leak from lockcheck can order the write
@@ -94,6 +95,13 @@ void ExerciseSlowPaths(const char* name, bool first) {
   spin_lock(&qp1.s_lock);
   spin_unlock(&qp1.s_lock);
   spin_unlock(&own);
+  for (int i = 0; i < 100; ++i) {  // nothing new any more: the inline fast path
+    unsigned long flags;
+    spin_lock(&own);
+    spin_lock_irqsave(&qp1.s_lock, flags);
+    spin_unlock_irqrestore(&qp1.s_lock, flags);
+    spin_unlock(&own);
+  }
   if (!(skip_mask & 2)) Violations(&rcd, &qp1, &qp2, first);
   if (skip_mask & 4) return;
   std::string all = lockcheck::DescribeAllThreads();

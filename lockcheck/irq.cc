@@ -12,9 +12,9 @@ namespace lockcheck {
 namespace internal {
 
 void MarkHeldLocksIrqsOn(ThreadRecord* self) {
-  int depth = self->depth.load(std::memory_order_relaxed);
+  int depth = HeldDepth(StateOf(self));
   for (int i = 0; i < depth; ++i) {
-    int cls = self->held[i].cls.load(std::memory_order_relaxed);
+    int cls = ClassOfTag(self->held[i].tag.load(std::memory_order_relaxed));
     if (cls > 0 && !HasUsage(cls, kEnabledHardirq)) {
       MarkUsage(cls, kEnabledHardirq, self->held[i].lock.load(std::memory_order_relaxed));
     }
@@ -31,23 +31,17 @@ void irq_restore(unsigned long flags) { internal::SetIrqsOff(internal::Self(), f
 void irq_disable() { internal::SetIrqsOff(internal::Self(), true); }
 void irq_enable() { internal::SetIrqsOff(internal::Self(), false); }
 
-bool irqs_disabled() {
-  return internal::Self()->irqs_off.load(std::memory_order_relaxed);
-}
-bool in_hardirq() {
-  return internal::Self()->hardirq_depth.load(std::memory_order_relaxed) > 0;
-}
+bool irqs_disabled() { return internal::IrqsOff(internal::StateOf(internal::Self())); }
+bool in_hardirq() { return internal::InHardirq(internal::StateOf(internal::Self())); }
 
 HardirqScope::HardirqScope() : saved_flags_(irq_save_and_disable()) {
   ThreadRecord* self = internal::Self();
-  self->hardirq_depth.store(self->hardirq_depth.load(std::memory_order_relaxed) + 1,
-                            std::memory_order_relaxed);
+  self->state.store(internal::StateOf(self) + internal::kHardirqOne, std::memory_order_relaxed);
 }
 
 HardirqScope::~HardirqScope() {
   ThreadRecord* self = internal::Self();
-  self->hardirq_depth.store(self->hardirq_depth.load(std::memory_order_relaxed) - 1,
-                            std::memory_order_relaxed);
+  self->state.store(internal::StateOf(self) - internal::kHardirqOne, std::memory_order_relaxed);
   irq_restore(saved_flags_);
 }
 

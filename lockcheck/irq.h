@@ -44,7 +44,7 @@ class HardirqScope {
 // hardirq context here: from now on, taking (or holding) any lock of that
 // class with IRQs enabled is a kIrqSafety report, even in a run that never
 // emulates the interrupt. For locks the kernel takes from interrupt context,
-// like exp_lock (spec 3: "IRQ-safe only"). Call after spin_lock_init, and
+// like exp_lock (taken by the receive interrupt, so "IRQ-safe only"). Call after spin_lock_init, and
 // again after ResetForTesting (which forgets it). No-op on unchecked locks.
 void DeclareHardirqSafe(const BasicSpinLock<true>* lock);
 inline void DeclareHardirqSafe(const BasicSpinLock<false>* /*lock*/) {}

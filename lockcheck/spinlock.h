@@ -41,6 +41,7 @@
 #include "absl/base/attributes.h"
 #include "absl/base/thread_annotations.h"
 #include "lockcheck/config.h"
+#include "lockcheck/internal/classes.h"  // kMaxSubclasses, for the fast path
 
 // The kernel's sparse/Context-Analysis annotations, mapped onto Clang's
 // thread-safety attributes.
@@ -53,8 +54,8 @@
 
 namespace lockcheck {
 
-// lockdep's MAX_LOCKDEP_SUBCLASSES: valid subclasses are 0..7.
-inline constexpr int kMaxSubclasses = 8;
+// kMaxSubclasses (internal/classes.h): lockdep's MAX_LOCKDEP_SUBCLASSES,
+// valid subclasses are 0..7.
 
 // lockdep's lock_class_key: one static instance per spin_lock_init() site.
 struct lock_class_key {
@@ -123,33 +124,40 @@ class ABSL_LOCKABLE BasicSpinLock<true> {
   // must outlive the program (spin_lock_init passes a string literal).
   void Init(const char* name, lock_class_key* key);
 
-  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION();
+  // Lock, LockNested, Unlock, LockIrqsave and UnlockIrqrestore are inline
+  // (internal/lock_state.h): the common case runs in the caller, and the
+  // acquisition's call site is recorded as a point in the caller.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION();
   // Lock() as subclass `subclass` (0..kMaxSubclasses-1) of the lock's class.
-  void LockNested(int subclass) ABSL_EXCLUSIVE_LOCK_FUNCTION();
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void LockNested(int subclass) ABSL_EXCLUSIVE_LOCK_FUNCTION();
   // Never spins and never adds an order edge (a trylock cannot deadlock), but
   // locks taken while it is held are ordered after it. Fails (returns false,
   // no report) if the calling thread already holds the lock.
   bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true);
-  void Unlock() ABSL_UNLOCK_FUNCTION();
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Unlock() ABSL_UNLOCK_FUNCTION();
 
   // The _irqsave/_irq variants in one call (one lookup of the thread's
   // state): LockIrqsave disables the emulated IRQs, then locks, and returns
   // the previous IRQ state; UnlockIrqrestore unlocks, then restores `flags`
   // (0: IRQs on, as spin_unlock_irq leaves them).
-  unsigned long LockIrqsave(int subclass) ABSL_EXCLUSIVE_LOCK_FUNCTION();
-  void UnlockIrqrestore(unsigned long flags) ABSL_UNLOCK_FUNCTION();
+  ABSL_ATTRIBUTE_ALWAYS_INLINE unsigned long LockIrqsave(int subclass)
+      ABSL_EXCLUSIVE_LOCK_FUNCTION();
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void UnlockIrqrestore(unsigned long flags) ABSL_UNLOCK_FUNCTION();
 
   bool HeldByCurrentThread() const;
-  bool IsLocked() const { return locked_.load(std::memory_order_relaxed); }
+  bool IsLocked() const { return owner_.load(std::memory_order_relaxed) != 0; }
 
   // Class name ("&rcd->exp_lock"), or "<uninitialized>".
   const char* class_name() const;
 
  private:
   friend struct internal::LockState;
-  std::atomic<bool> locked_{false};
-  std::atomic<uint32_t> owner_{0};  // lockcheck thread id; 0 = none
-  std::atomic<int> class_id_{0};    // 0 = uninitialized; -1 = reported as such
+  // The lock word is the owner's lockcheck thread id (never 0), 0 when free:
+  // taken by a compare-exchange 0 -> id (acquire), released by storing 0
+  // (release). Lock and owner in one word: no second shared write per
+  // acquisition, and no moment where the lock is taken but has no owner.
+  std::atomic<uint32_t> owner_{0};
+  std::atomic<int> class_id_{0};  // 0 = uninitialized; -1 = reported as such
 };
 
 // Emulated IRQ flag handling behind the irq variants of a CHECKED lock
@@ -160,6 +168,9 @@ void irq_disable();
 void irq_enable();
 
 }  // namespace lockcheck
+
+// The checked lock's inline acquire/release paths.
+#include "lockcheck/internal/lock_state.h"  // IWYU pragma: export
 
 using spinlock_t = lockcheck::BasicSpinLock<lockcheck::kChecksEnabled>;
 

@@ -2,7 +2,7 @@
 // (the baseline, defined here), lockcheck's lock with checks compiled out
 // (BasicSpinLock<false>, what spinlock_t is in the bench config) and with
 // checks on (BasicSpinLock<true>: owner, held stack, class order and IRQ
-// fast paths, schedule point). The goals (issue 3): checks off within 1.2x of
+// fast paths, schedule point). The goals: checks off within 1.2x of
 // the plain lock, checks on within 3x, measured in one run:
 //
 //   lockcheck/bench_ratios.sh       # runs this under --config=bench, prints PASS/FAIL

@@ -5,8 +5,10 @@
 #
 # Builds //stress:stress_main three ways and runs the SAME fixed workload
 # (same seed, 4 threads + the receive interrupt, same ops, every check on)
-# with each, R times alternating, then prints the median ops/s of each and the
-# slowdown ratios, PASS/FAIL against the 10x goal:
+# with each, in R rounds (each build once per round, the order rotated every
+# round), through tools/ratios/ratios.py: the median ops/s of each build and
+# the TSan slowdown (the other build's ops/s / the TSan build's, median over
+# the rounds of each round's ratio), PASS/FAIL against the 10x goal:
 #   default  the default config (fastbuild: -O0), as `bazel test //...` builds it
 #   o1       the default config at the TSan build's optimisation (-O1 -g,
 #            own output directory): the like-for-like baseline
@@ -14,6 +16,7 @@
 # The gate is tsan vs o1 (same compiler flags but the sanitizer); tsan vs
 # default is printed too. Wall-clock ops/s on a shared machine: run it on a
 # quiet one, and compare ratios, not absolute numbers.
+# Exit status: 0 within the goal, 1 over it, 2 a build or a run failed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -40,39 +43,22 @@ for v in default o1 tsan; do
   # shellcheck disable=SC2086
   if ! log=$(bazel build ${flags[$v]} //stress:stress_main 2>&1); then
     echo "$log" | tail -40
-    exit 1
+    echo "stress_benchmark: the $v build failed (log above)"
+    exit 2
   fi
   # shellcheck disable=SC2086
   bin[$v]="$(bazel info ${flags[$v]} bazel-bin 2>/dev/null)/stress/stress_main"
 done
 
-workload=(--seed="$seed" --threads=4 --ops_per_thread="$ops" --progress_every=0)
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-echo "=== workload: ${workload[*]} (default mix: 2 QPs/thread, rcv-irq, 2 workers, yield p=0.05), $repeats run(s) each"
-for r in $(seq 1 "$repeats"); do
-  for v in default o1 tsan; do
-    "${bin[$v]}" "${workload[@]}" --json_out="$out/$v.$r.json" > "$out/$v.$r.log" 2>&1 || {
-      echo "FAIL: the $v run $r failed:"; tail -20 "$out/$v.$r.log"; exit 1; }
-    echo "  run $r $v: $(grep -o '[0-9.]* s, [0-9]* ops ([0-9]* ops/s)' "$out/$v.$r.log")"
-  done
+workload="--seed=$seed --threads=4 --ops_per_thread=$ops --progress_every=0"
+echo "=== workload: $workload (default mix: 2 QPs/thread, rcv-irq, 2 workers, yield p=0.05), $repeats round(s)"
+variants=()
+for v in default o1 tsan; do
+  variants+=(--variant "$v=${bin[$v]} $workload --json_out={json}")
 done
-
-python3 - "$out" "$repeats" <<'PY'
-import json, statistics, sys
-out, repeats = sys.argv[1], int(sys.argv[2])
-med = {}
-for v in ("default", "o1", "tsan"):
-    rates = [json.load(open(f"{out}/{v}.{r}.json"))["ops_per_second"] for r in range(1, repeats + 1)]
-    med[v] = statistics.median(rates)
-print()
-print("| build | ops/s (median) | TSan slowdown |")
-print("|---|---|---|")
-print(f"| default config (-O0) | {med['default']:.0f} | {med['default'] / med['tsan']:.2f}x |")
-print(f"| default flags at -O1 -g | {med['o1']:.0f} | {med['o1'] / med['tsan']:.2f}x |")
-print(f"| --config=tsan | {med['tsan']:.0f} | 1.00x |")
-ratio = med["o1"] / med["tsan"]
-verdict = "PASS" if ratio <= 10 else "FAIL"
-print(f"\nTSan slowdown (tsan vs -O1 baseline): {ratio:.2f}x, goal <= 10x: {verdict}")
-sys.exit(0 if verdict == "PASS" else 1)
-PY
+exec python3 tools/ratios/ratios.py \
+  --title="stress_main, same workload per build, wall-clock ops/s" \
+  --rounds="$repeats" --higher_is_better \
+  --ratio tsan o1 --ratio tsan default \
+  --goal "TSan slowdown (tsan vs -O1 baseline)" 10 '^tsan vs o1$' \
+  commands --json_key=ops_per_second "${variants[@]}"

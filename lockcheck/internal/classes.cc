@@ -7,6 +7,7 @@
 #include <string>
 
 #include "lockcheck/internal/tsan.h"
+#include "lockcheck/spinlock.h"
 
 namespace lockcheck {
 namespace internal {

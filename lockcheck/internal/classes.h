@@ -7,15 +7,23 @@
 //   * succ: per-class bitmap of known order edges "this class -> other";
 //   * usage: per-class IRQ usage bits.
 // Only a new edge or a new usage bit takes the slow path (graph.h).
+//
+// Standalone (spinlock.h includes it, for the inline fast path): it must not
+// include spinlock.h.
 #ifndef FLOWCHECK_LOCKCHECK_INTERNAL_CLASSES_H_
 #define FLOWCHECK_LOCKCHECK_INTERNAL_CLASSES_H_
 
 #include <atomic>
 #include <cstdint>
 
-#include "lockcheck/spinlock.h"
-
 namespace lockcheck {
+
+struct lock_class_key;  // spinlock.h
+
+// lockdep's MAX_LOCKDEP_SUBCLASSES: valid subclasses are 0..7 (public, as
+// lockcheck::kMaxSubclasses, through spinlock.h).
+inline constexpr int kMaxSubclasses = 8;
+
 namespace internal {
 
 // lockdep's MAX_LOCKDEP_KEYS is 8192; one test binary or model needs far

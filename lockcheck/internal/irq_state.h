@@ -1,5 +1,5 @@
 // lockcheck/internal/irq_state.h: the emulated IRQ flag of a thread record,
-// shared by irq.cc (the kernel-named functions) and spinlock.cc (the
+// shared by irq.cc (the kernel-named functions) and lock_state.h/.cc (the
 // _irqsave/_irq lock variants, which change it in the same call).
 #ifndef FLOWCHECK_LOCKCHECK_INTERNAL_IRQ_STATE_H_
 #define FLOWCHECK_LOCKCHECK_INTERNAL_IRQ_STATE_H_
@@ -15,20 +15,26 @@ void MarkHeldLocksIrqsOn(ThreadRecord* self);
 
 // Disables IRQs; returns the previous state as flags (1: were off, 0: on).
 inline unsigned long SaveAndDisableIrqs(ThreadRecord* self) {
-  bool was_off = self->irqs_off.load(std::memory_order_relaxed);
-  self->irqs_off.store(true, std::memory_order_relaxed);
-  return was_off ? 1 : 0;
+  const uint32_t s = StateOf(self);
+  self->state.store(s | kIrqsOffBit, std::memory_order_relaxed);
+  return IrqsOff(s) ? 1 : 0;
 }
 
-// Sets the IRQ state. Turning IRQs on outside hardirq context while holding
-// locks marks those locks' classes "held with IRQs on".
-inline void SetIrqsOff(ThreadRecord* self, bool off) {
-  bool was_off = self->irqs_off.load(std::memory_order_relaxed);
-  self->irqs_off.store(off, std::memory_order_relaxed);
-  if (was_off && !off && self->hardirq_depth.load(std::memory_order_relaxed) == 0 &&
-      self->depth.load(std::memory_order_relaxed) > 0) {
+// After IRQs went from `before` to `after` (states): turning them on outside
+// hardirq context while holding locks marks those locks' classes "held with
+// IRQs on".
+inline void NoteIrqsRestored(ThreadRecord* self, uint32_t before, uint32_t after) {
+  if (IrqsOff(before) && !IrqsOff(after) && !InHardirq(after) && HeldDepth(after) > 0) {
     MarkHeldLocksIrqsOn(self);
   }
+}
+
+// Sets the IRQ state (see NoteIrqsRestored).
+inline void SetIrqsOff(ThreadRecord* self, bool off) {
+  const uint32_t s = StateOf(self);
+  const uint32_t n = off ? s | kIrqsOffBit : s & ~kIrqsOffBit;
+  self->state.store(n, std::memory_order_relaxed);
+  NoteIrqsRestored(self, s, n);
 }
 
 }  // namespace internal

@@ -25,9 +25,9 @@ ThreadRecord* registry_head = nullptr;  // every record ever made, live or free
 uint32_t next_thread_id = 1;            // under registry_mu
 
 void ReportExitWithLocksHeld(ThreadRecord* self) {
-  int depth = self->depth.load(std::memory_order_relaxed);
+  int depth = HeldDepth(StateOf(self));
   const void* lock = self->held[0].lock.load(std::memory_order_relaxed);
-  int cls = self->held[0].cls.load(std::memory_order_relaxed);
+  int cls = ClassOfTag(self->held[0].tag.load(std::memory_order_relaxed));
   const void* site = self->held[0].pc.load(std::memory_order_relaxed);
   if (!ClaimReport(Rule::kExitWithLocksHeld, cls, 0, site)) return;
   Report r = NewReport(Rule::kExitWithLocksHeld, lock, cls);
@@ -45,7 +45,7 @@ struct ExitHook {
   ~ExitHook() {
     ThreadRecord* self = tls_record;
     if (!armed || self == nullptr) return;
-    if (self->depth.load(std::memory_order_relaxed) > 0) ReportExitWithLocksHeld(self);
+    if (HeldDepth(StateOf(self)) > 0) ReportExitWithLocksHeld(self);
     {
       IgnoredLockGuard guard(registry_mu);
       self->live.store(false, std::memory_order_relaxed);
@@ -112,10 +112,8 @@ ThreadRecord* RegisterCurrentThread() {
       r->next = registry_head;
       registry_head = r;
     }
-    r->depth.store(0, std::memory_order_relaxed);
+    r->state.store(0, std::memory_order_relaxed);  // no locks, IRQs on
     r->waiting_for.store(nullptr, std::memory_order_relaxed);
-    r->irqs_off.store(false, std::memory_order_relaxed);
-    r->hardirq_depth.store(0, std::memory_order_relaxed);
     CopyName(r, "");
     r->id.store(next_thread_id++, std::memory_order_relaxed);
     r->live.store(true, std::memory_order_relaxed);
@@ -132,10 +130,10 @@ std::string CurrentThreadLabel() { return LabelOf(Self()); }
 std::vector<std::string> HeldLocksOfSelf() {
   ThreadRecord* self = Self();
   std::vector<std::string> out;
-  int depth = self->depth.load(std::memory_order_relaxed);
+  int depth = HeldDepth(StateOf(self));
   for (int i = 0; i < depth; ++i) {
     const HeldEntry& h = self->held[i];
-    out.push_back(LockLabel(h.cls.load(std::memory_order_relaxed),
+    out.push_back(LockLabel(ClassOfTag(h.tag.load(std::memory_order_relaxed)),
                             h.lock.load(std::memory_order_relaxed)) +
                   " acquired at " +
                   SymbolizeReturnAddress(h.pc.load(std::memory_order_relaxed)));
@@ -160,14 +158,14 @@ std::string DescribeAllThreads() {
       ThreadSnapshot s;
       s.id = internal::IdOf(p);
       s.name = internal::NameOf(p);
-      s.irqs_off = p->irqs_off.load(std::memory_order_relaxed);
-      s.in_hardirq = p->hardirq_depth.load(std::memory_order_relaxed) > 0;
-      int depth = p->depth.load(std::memory_order_relaxed);
-      if (depth < 0) depth = 0;
+      const uint32_t state = internal::StateOf(p);
+      s.irqs_off = internal::IrqsOff(state);
+      s.in_hardirq = internal::InHardirq(state);
+      int depth = internal::HeldDepth(state);
       if (depth > internal::kMaxHeldLocks) depth = internal::kMaxHeldLocks;
       for (int i = 0; i < depth; ++i) {
         s.held.push_back({p->held[i].lock.load(std::memory_order_relaxed),
-                          p->held[i].cls.load(std::memory_order_relaxed),
+                          internal::ClassOfTag(p->held[i].tag.load(std::memory_order_relaxed)),
                           p->held[i].pc.load(std::memory_order_relaxed)});
       }
       s.waiting_for = p->waiting_for.load(std::memory_order_relaxed);

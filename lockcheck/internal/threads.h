@@ -10,7 +10,15 @@
 // Every field is an atomic written only by the owning thread, with relaxed
 // ordering: other threads (DescribeAllThreads) read a best-effort snapshot and
 // never synchronize with the owner. `next` is touched only under the registry
-// mutex, inside a TsanIgnoreScope.
+// mutex, inside a TsanIgnoreScope. ALL per-thread lockcheck state lives in the
+// record, reached through the one pointer `tls_record`: code that runs several
+// logical threads on one OS thread switches between them by swapping it.
+//
+// The layout serves the inline lock fast path (lock_state.h): the held-lock
+// count, the IRQ flag and the hardirq depth share one word (`state`), and a
+// held entry's class and trylock flag another (`tag`), so an acquisition
+// reads the thread's whole state in one load and records a lock in four
+// stores.
 #ifndef FLOWCHECK_LOCKCHECK_INTERNAL_THREADS_H_
 #define FLOWCHECK_LOCKCHECK_INTERNAL_THREADS_H_
 
@@ -26,27 +34,47 @@ namespace internal {
 inline constexpr int kMaxHeldLocks = 48;
 inline constexpr int kThreadNameSize = 32;
 
+// A held lock's class and trylock flag in one word: class * 2 + trylock
+// (the class may be kUntrackedClass, -1).
+inline int32_t MakeTag(int cls, bool trylock) {
+  return static_cast<int32_t>(static_cast<uint32_t>(cls) << 1) | (trylock ? 1 : 0);
+}
+inline int ClassOfTag(int32_t tag) { return tag >> 1; }  // arithmetic shift
+inline bool IsTrylockTag(int32_t tag) { return (tag & 1) != 0; }
+
 struct HeldEntry {
   std::atomic<const void*> lock{nullptr};
-  std::atomic<int> cls{0};
-  std::atomic<const void*> pc{nullptr};  // return address of the acquisition
-  std::atomic<bool> trylock{false};
+  std::atomic<const void*> pc{nullptr};  // the acquisition's call site
+  std::atomic<int32_t> tag{0};           // MakeTag(class, trylock)
 };
+
+// ThreadRecord::state: bits 0-7 the number of held locks (entries used in
+// `held`), bit 8 set while the emulated IRQs are off, bits 9-31 the hardirq
+// nesting depth (HardirqScope).
+inline constexpr uint32_t kDepthMask = 0xff;
+inline constexpr uint32_t kIrqsOffBit = 0x100;
+inline constexpr uint32_t kHardirqOne = 0x200;
+static_assert(kMaxHeldLocks <= static_cast<int>(kDepthMask), "depth fits its bits");
+inline int HeldDepth(uint32_t state) { return static_cast<int>(state & kDepthMask); }
+inline bool IrqsOff(uint32_t state) { return (state & kIrqsOffBit) != 0; }
+inline bool InHardirq(uint32_t state) { return state >= kHardirqOne; }
 
 struct ThreadRecord {
   std::atomic<uint32_t> id{0};
+  std::atomic<uint32_t> state{0};  // held count, IRQ flag, hardirq depth
+  HeldEntry held[kMaxHeldLocks];   // outermost first
   std::atomic<bool> live{false};
   std::atomic<char> name[kThreadNameSize] = {};
-  std::atomic<int> depth{0};                // entries used in `held`
-  HeldEntry held[kMaxHeldLocks];            // outermost first
   std::atomic<const void*> waiting_for{nullptr};  // lock being spun on
   std::atomic<int> waiting_class{0};
-  std::atomic<bool> irqs_off{false};
-  std::atomic<int> hardirq_depth{0};
   ThreadRecord* next = nullptr;  // registry list
 };
 
 extern __thread ThreadRecord* tls_record __attribute__((tls_model("initial-exec")));
+
+inline uint32_t StateOf(const ThreadRecord* r) {
+  return r->state.load(std::memory_order_relaxed);
+}
 
 // Registers the calling thread (slow path, once per thread).
 ThreadRecord* RegisterCurrentThread();

@@ -1,7 +1,7 @@
 // lockcheck/testing/kernel_locks.h: kernel-shaped lock holders and a gtest
 // fixture for lockcheck's own tests.
 //
-// The structs mirror the hfi1 lock roles (spec section 3): one class per
+// The structs mirror the hfi1 driver's lock roles: one class per
 // role, whatever the number of instances, named as lockdep would name them:
 // "&rcd->exp_lock", "&qp->s_lock", "&qp->r_lock".
 #ifndef FLOWCHECK_LOCKCHECK_TESTING_KERNEL_LOCKS_H_
