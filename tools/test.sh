@@ -11,6 +11,7 @@ tools/bootstrap.sh
 tools/lint.sh
 python3 tools/selftest.py --check   # every injected-bug patch still applies
 python3 tools/selftest_test.py      # the self-test runner's own unit tests
+python3 tools/flowcheck_tools_test.py  # the tools' shared module
 
 echo "=== bazel test //... (default config)"
 bazel test //... "$@"
