@@ -87,8 +87,11 @@ def parse_args():
 def lock_out_dir(out):
     """Holds OUT/.campaign.lock for this process's life: one campaign per OUT
     (a second one would recover corpora the first is replacing)."""
-    os.makedirs(out, exist_ok=True)
-    f = open(os.path.join(out, ".campaign.lock"), "w")
+    try:
+        os.makedirs(out, exist_ok=True)
+        f = open(os.path.join(out, ".campaign.lock"), "w")
+    except OSError as e:
+        usage_error(f"cannot use --out={out}: {e.strerror}")
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

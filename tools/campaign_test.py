@@ -217,6 +217,13 @@ class CampaignTest(unittest.TestCase):
         self.assertEqual(out.strip(), "campaign: unknown fuzz target(s): nope "
                          "(known: flow_fuzz, pure_fuzz)")
 
+    def test_an_unusable_out_is_an_error_naming_it(self):
+        blocker = os.path.join(self.tmp, "a-file")
+        open(blocker, "w").close()
+        rc, out = self.campaign(f"--out={blocker}/out")
+        self.assertEqual(rc, 2, out)
+        self.assertEqual(out.strip(), f"campaign: cannot use --out={blocker}/out: Not a directory")
+
     def test_a_second_campaign_on_the_same_out_is_refused(self):
         first = self.start("--seconds=60", "--no-fuzz", f"--out={self.out}", FAKE_STRESS="hang")
         try:
