@@ -11,49 +11,33 @@ job), one after the other:
 both with -seed=1 for --seconds each. The empty target is libFuzzer's own
 ceiling in the same input-size regime (same -max_len, same starting inputs),
 so the ratio is the share of that ceiling the target keeps. Prints exec/s,
-the ratio, the mean input size the target ran, and PASS/FAIL against the
-goals (docs/fuzz.md, "Speed"): >= 100k exec/s and >= 30% of empty.
-Exit status 0 even when a goal fails (it is a measurement, not a test);
-1 only if a run breaks.
+the ratio and the mean input size the target ran. exec/s is tracked, not
+gated (docs/fuzz.md, "Speed": time to detect and coverage are the goals):
+exit status 0, or 1 if a run breaks.
 """
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
-import fuzz_target_flags
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flowcheck_tools import ROOT, bazel, libfuzzer  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["reserve_fuzz", "flow_fuzz", "pure_fuzz"]
-GOAL_EXECS, GOAL_RATIO = 100_000, 0.30
-STAT_RE = re.compile(r"^stat::(\w+):\s+(\d+)", re.M)
-
-
-def bazel(*args):
-    return subprocess.run(["bazel", *args], cwd=ROOT, check=True, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
-
-
-def build_fuzz(labels, extra=()):
-    """bazel build --config=fuzz [extra flags] labels; returns that build's
-    bazel-bin/fuzz (extra flags such as --platform_suffix move it)."""
-    args = ["--config=fuzz", *extra]
-    subprocess.run(["bazel", "build", *args, *labels], cwd=ROOT, check=True)
-    return os.path.join(bazel("info", *args, "bazel-bin").strip(), "fuzz")
 
 
 def run(binary, target, seconds, work):
     corpus = os.path.join(work, os.path.basename(binary) + "-" + target)
     shutil.copytree(os.path.join(ROOT, "fuzz", "corpus", target), corpus)
-    cmd = [binary, "-seed=1", f"-max_total_time={seconds}", "-print_final_stats=1",
-           f"-artifact_prefix={work}/", *fuzz_target_flags.options(os.path.join(ROOT, "fuzz"), target), corpus]
+    cmd = libfuzzer.command(binary, os.path.join(ROOT, "fuzz"), target, [corpus], seed=1,
+                            seconds=seconds, artifact_prefix=work, final_stats=True,
+                            dictionary=False)
     r = subprocess.run(cmd, cwd=work, text=True, errors="replace",
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    stats = {k: int(v) for k, v in STAT_RE.findall(r.stdout)}
+    stats = {k: int(v) for k, v in libfuzzer.FINAL_STAT_RE.findall(r.stdout)}
     if r.returncode != 0 or "average_exec_per_sec" not in stats:
         sys.exit(f"fuzz_benchmark: {' '.join(cmd)} failed (exit {r.returncode}):\n"
                  + r.stdout[-3000:])
@@ -70,23 +54,21 @@ def main():
     targets = a.targets.split(",")
     labels = [f"//fuzz:{t}_fuzzer" for t in targets] + ["//fuzz:empty_fuzz_fuzzer"]
     print(f"building {' '.join(labels)} with --config=fuzz", flush=True)
-    bin_dir = build_fuzz(labels)
-    empty = os.path.join(bin_dir, "empty_fuzz_fuzzer")
+    bazel.build(labels, "fuzz")
+    bin_root = bazel.bin_dir("fuzz")
+    empty = bazel.binary("//fuzz:empty_fuzz_fuzzer", bin_root=bin_root)
     rows = []
     with tempfile.TemporaryDirectory(prefix="fuzz-benchmark-") as work:
         for t in targets:
             print(f"{t}: empty target, then {t}, {a.seconds}s each ...", flush=True)
             e = run(empty, t, a.seconds, work)
-            s = run(os.path.join(bin_dir, t + "_fuzzer"), t, a.seconds, work)
+            s = run(bazel.binary(f"//fuzz:{t}_fuzzer", bin_root=bin_root), t, a.seconds, work)
             rows.append((t, s, e))
-    print(f"\n{'target':<14}{'exec/s':>10}{'empty exec/s':>14}{'ratio':>8}"
-          f"{'mean input':>12}  goal >= {GOAL_EXECS // 1000}k exec/s and >= {GOAL_RATIO:.0%}")
+    print(f"\n{'target':<14}{'exec/s':>10}{'empty exec/s':>14}{'ratio':>8}{'mean input':>12}")
     for t, s, e in rows:
         eps, base = s["average_exec_per_sec"], e["average_exec_per_sec"]
-        ratio = eps / base if base else 0.0
-        ok = eps >= GOAL_EXECS and ratio >= GOAL_RATIO
-        print(f"{t:<14}{eps:>10}{base:>14}{ratio:>8.1%}{s['mean_input']:>10} B  "
-              f"{'PASS' if ok else 'FAIL'}")
+        print(f"{t:<14}{eps:>10}{base:>14}{eps / base if base else 0.0:>8.1%}"
+              f"{s['mean_input']:>10} B")
     return 0
 
 

@@ -41,7 +41,6 @@ Detectors:
 """
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -50,27 +49,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-import fuzz_target_flags
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flowcheck_tools import ROOT, bazel, libfuzzer, markers, process  # noqa: E402
+from flowcheck_tools.atomic import WriteError, write_json  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MUTANTS = os.path.join(ROOT, "selftest", "mutants")
 LAYERS = ("compile", "unit", "oracle", "invariant", "lockcheck", "tsan", "asan", "watchdog")
-
-# Ordered: the first pattern found in a failure's output names the layer.
-# flowcheck's own detectors print "flowcheck: FAIL [layer]" (fuzz executor,
-# stress driver); lockcheck prints "lockcheck: <rule>".
-CLASSIFIERS = [
-    ("compile", re.compile(r"error: .*\[-Werror,-Wthread-safety")),
-    ("tsan", re.compile(r"WARNING: ThreadSanitizer:")),
-    ("lockcheck", re.compile(r"^lockcheck: ", re.M)),
-    ("oracle", re.compile(r"flowcheck: FAIL \[oracle\]")),
-    ("invariant", re.compile(r"flowcheck: FAIL \[invariant")),
-    ("watchdog", re.compile(r"flowcheck: FAIL \[watchdog\]")),
-    ("asan", re.compile(r"ERROR: AddressSanitizer|runtime error: ")),
-    ("unit", re.compile(r"\[  FAILED  \]|^FAIL: ", re.M)),
-]
 
 
 def log(msg):
@@ -78,10 +63,15 @@ def log(msg):
 
 
 def classify(output):
-    for layer, pattern in CLASSIFIERS:
-        if pattern.search(output):
-            return layer
-    return "unclassified"
+    """The layer that spoke (flowcheck_tools.markers decides), or "unclassified"."""
+    m = markers.find(output)
+    return m.layer if m else "unclassified"
+
+
+def signature(output):
+    """What exactly spoke, e.g. "lockcheck lock-order-inversion", "invariant F1"."""
+    m = markers.find(output)
+    return m.signature if m else "unclassified"
 
 
 def parse_header(path):
@@ -186,37 +176,14 @@ class Scratch:
             raise RuntimeError(f"patch {'-R ' if reverse else ''}{patch_path} failed:\n{r.stdout}")
 
     def close(self):
-        subprocess.run(["bazel", "shutdown"], cwd=self.dir,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        bazel.shutdown(cwd=self.dir)
         if self.keep:
             log(f"scratch tree kept: {self.dir}")
         else:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def run_cmd(cmd, cwd, timeout):
-    """Runs cmd in its own process group; returns (exit code, output, seconds, timed_out)."""
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, errors="replace", start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        timed_out = True
-    except KeyboardInterrupt:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise
-    return proc.returncode, out, time.monotonic() - start, timed_out
-
-
-def bazel_bin(scratch, config):
-    args = ["bazel", "info", "bazel-bin"] + ([f"--config={config}"] if config else [])
-    return subprocess.run(args, cwd=scratch, check=True, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.strip()
+run_cmd = process.run_in_group  # (cmd, cwd, timeout) -> (code, output, seconds, timed_out)
 
 
 def run_detector(name, scratch, budget):
@@ -241,47 +208,24 @@ def run_detector(name, scratch, budget):
             ["bazel", "build", "--config=fuzz", f"//fuzz:{target}_fuzzer"], scratch, 900)
         if code != 0:
             return finish(True, out, build_s, 0.0, build_failed=True)
-        binary = os.path.join(bazel_bin(scratch, "fuzz"), "fuzz", f"{target}_fuzzer")
+        binary = bazel.binary(f"//fuzz:{target}_fuzzer", "fuzz", cwd=scratch)
         work = tempfile.mkdtemp(prefix="selftest-fuzz-", dir=scratch)
         seeds = [d for d in (os.path.join(scratch, "fuzz", "corpus", target),)
                  if os.path.isdir(d) and not FUZZ_FROM_SCRATCH]
-        code, out, secs, _ = run_cmd(
-            [binary, "-seed=1", f"-max_total_time={budget}", f"-artifact_prefix={work}/",
-             *fuzz_target_flags.flags(os.path.join(scratch, "fuzz"), target), work, *seeds], scratch, budget + 60)
+        cmd = libfuzzer.command(binary, os.path.join(scratch, "fuzz"), target, [work, *seeds],
+                                seed=1, seconds=budget, artifact_prefix=work)
+        code, out, secs, _ = run_cmd(cmd, scratch, budget + 60)
         return finish(code != 0, out, secs, build_s)
     if name == "stress":
         code, out, build_s, _ = run_cmd(
             ["bazel", "build", "--config=tsan", "//stress:stress_main"], scratch, 900)
         if code != 0:
             return finish(True, out, build_s, 0.0, build_failed=True)
-        binary = os.path.join(bazel_bin(scratch, "tsan"), "stress", "stress_main")
+        binary = bazel.binary("//stress:stress_main", "tsan", cwd=scratch)
         code, out, secs, _ = run_cmd([binary, "--seed=1", f"--seconds={budget}"],
                                      scratch, budget + 120)
         return finish(code != 0, out, secs, build_s)
     raise ValueError(f"unknown detector {name}")
-
-
-# What exactly spoke, e.g. "lockcheck lock-order-inversion", "invariant F1",
-# "tsan data race", "oracle": the first match wins, in this order.
-SIGNATURES = [
-    (re.compile(r"error: calling function '(\w+)' requires holding"), "compile requires lock ({})"),
-    (re.compile(r"error: .*\[-Werror,(-Wthread-safety[\w-]*)\]"), "compile {}"),
-    (re.compile(r"WARNING: ThreadSanitizer: ([\w -]+?)(?: \(|$)", re.M), "tsan {}"),
-    (re.compile(r"=+ lockcheck: ([\w-]+) on"), "lockcheck {}"),
-    (re.compile(r"flowcheck: FAIL \[(oracle|watchdog)\]"), "{}"),
-    (re.compile(r"flowcheck: FAIL \[invariant ([^\]]+)\]"), "invariant {}"),
-    (re.compile(r"ERROR: AddressSanitizer: ([\w-]+)"), "asan {}"),
-    (re.compile(r"runtime error: ([\w ]+)"), "ubsan {}"),
-    (re.compile(r"^\[  FAILED  \] (\S+)", re.M), "unit {}"),
-]
-
-
-def signature(out):
-    for pattern, fmt in SIGNATURES:
-        m = pattern.search(out)
-        if m:
-            return fmt.format(m.group(1).strip())
-    return "unclassified"
 
 
 # --from-scratch: fuzz detectors start from an empty corpus (the committed
@@ -290,19 +234,17 @@ FUZZ_FROM_SCRATCH = False
 
 
 def finish(fired, out, secs, build_s, build_failed=False):
-    layer = classify(out) if fired else None
+    marker = markers.find(out) if fired else None
+    layer = (marker.layer if marker else "unclassified") if fired else None
     if build_failed and layer != "compile":
         layer = "build-error"  # the mutant broke the build for another reason
     excerpt = ""
     if fired:
         lines = [l for l in out.splitlines() if l.strip()]
-        hits = [l for l in lines if re.search(
-            r"flowcheck: FAIL|=+ lockcheck: |ThreadSanitizer:|AddressSanitizer|runtime error|"
-            r"error: |\[  FAILED  \]", l)]
-        excerpt = (hits or lines[-3:] or [""])[0][:160]
+        excerpt = (marker.line if marker else (lines[-3:] or [""])[0])[:160]
     return {"fired": fired, "layer": layer, "seconds": round(secs, 2),
             "build_seconds": round(build_s, 1), "excerpt": excerpt,
-            "signature": signature(out) if fired else None,
+            "signature": (marker.signature if marker else "unclassified") if fired else None,
             # Kept only until run_entry has matched the Expect: pattern.
             "_output": out if fired else ""}
 
@@ -441,9 +383,12 @@ def main():
             return 2
         log("working tree unchanged (verified)")
     print_table(results)
-    os.makedirs(os.path.dirname(a.json), exist_ok=True)
-    with open(a.json, "w") as f:
-        json.dump({"results": results, "interrupted": interrupted}, f, indent=2)
+    try:
+        os.makedirs(os.path.dirname(a.json), exist_ok=True)
+        write_json(a.json, {"results": results, "interrupted": interrupted})
+    except (OSError, WriteError) as e:
+        log(f"ERROR: {e}")
+        return 1
     log(f"JSON written to {a.json}")
     bad = [r["id"] for r in results if not r["intended_caught"]]
     if bad:

@@ -11,6 +11,9 @@ tools/bootstrap.sh
 tools/lint.sh
 python3 tools/selftest.py --check   # every injected-bug patch still applies
 python3 tools/selftest_test.py      # the self-test runner's own unit tests
+python3 tools/flowcheck_tools_test.py  # the tools' shared module
+python3 tools/corpus_test.py        # a kill at any moment of a corpus merge loses nothing
+python3 tools/campaign_test.py      # the campaign end to end, with stand-ins for bazel and the binaries
 
 echo "=== bazel test //... (default config)"
 bazel test //... "$@"
