@@ -19,19 +19,10 @@ struct Example {
   FuzzOp op;
 };
 
-FuzzOp MakeOp(uint8_t code, uint8_t sel, int qp, int64_t arg) {
-  FuzzOp op;
-  op.code = code;
-  op.sel = sel;
-  op.qp = qp;
-  op.arg = arg;
-  return op;
-}
-
 std::vector<Example> Examples(Format f) {
   switch (f) {
     case Format::kReserve: {
-      const uint8_t reserve = static_cast<uint8_t>(ReserveOp::kReserve);
+      const ReserveOp reserve = ReserveOp::kReserve;
       return {
           {"32", MakeOp(reserve, 0, 0, 32)},
           {"33", MakeOp(reserve, 0, 0, 33)},
@@ -39,13 +30,13 @@ std::vector<Example> Examples(Format f) {
           {"raw_minus1", MakeOp(reserve, 6, 0, -1)},
           {"raw_int_min", MakeOp(reserve, 6, 0, INT32_MIN)},
           {"raw_int_max", MakeOp(reserve, 6, 0, INT32_MAX)},
-          {"qp1", MakeOp(static_cast<uint8_t>(ReserveOp::kQpClear), 0, 1, 0)},
+          {"qp1", MakeOp(ReserveOp::kQpClear, 0, 1, 0)},
       };
     }
     case Format::kFlow: {
-      const uint8_t resync = static_cast<uint8_t>(FlowOp::kResync);
+      const FlowOp resync = FlowOp::kResync;
       return {
-          {"true", MakeOp(static_cast<uint8_t>(FlowOp::kSetWantsFlow), 0, 0, 1)},
+          {"true", MakeOp(FlowOp::kSetWantsFlow, 0, 0, 1)},
           {"reserved", MakeOp(resync, 3, 0, 0)},  // the PSN choices of docs/fuzz-format.md
           {"fffffe", MakeOp(resync, 4, 0, 0)},
       };
@@ -64,8 +55,8 @@ std::vector<std::pair<const char*, uint32_t>> Values(Format f) {
     case Format::kFlow:
       return {};
     case Format::kPure:
-      return {{"gen_fffff", 0xFFFFF},       {"gen_ffffe", 0xFFFFE}, {"gen_100000", 0x100000},
-              {"u32_max", 0xFFFFFFFF},      {"u32_sign", 0x80000000}, {"u32_32", 32},
+      return {{"gen_fffff", 0xFFFFF},  {"gen_ffffe", 0xFFFFE},   {"gen_100000", 0x100000},
+              {"u32_max", 0xFFFFFFFF}, {"u32_sign", 0x80000000}, {"u32_32", 32},
               {"psn_mask", 0x7FFFFFFF}};
   }
   return {};
@@ -116,8 +107,7 @@ std::string DictionaryText(Format f) {
   int count = 0;
   const OpSpec* ops = OpsOf(f, &count);
   for (int code = 0; code < count; ++code) {
-    s += absl::StrFormat("%s=%s\n", ops[code].name,
-                         record(MakeOp(static_cast<uint8_t>(code), 0, 0, 0)));
+    s += absl::StrFormat("%s=%s\n", ops[code].name, record(MakeOp(code, 0, 0, 0)));
   }
   for (const Example& e : Examples(f)) {
     s += absl::StrFormat("%s_%s=%s\n", ops[e.op.code].name, e.suffix, record(e.op));

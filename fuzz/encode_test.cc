@@ -57,16 +57,6 @@ TEST(Encode, EveryDecodedProgramRoundTrips) {
   EXPECT_GT(ops, 100000u);  // the test really encoded ops
 }
 
-FuzzOp Op(uint8_t code, uint8_t sel, int qp, int64_t arg, int64_t arg2 = 0) {
-  FuzzOp op;
-  op.code = code;
-  op.sel = sel;
-  op.qp = qp;
-  op.arg = arg;
-  op.arg2 = arg2;
-  return op;
-}
-
 Program Make(Format f, int num_qps, uint64_t seed, std::vector<FuzzOp> ops) {
   Program p;
   p.format = f;
@@ -79,37 +69,35 @@ Program Make(Format f, int num_qps, uint64_t seed, std::vector<FuzzOp> ops) {
 // Programs written by hand, as the seeds are: each op, with values at the
 // edges of its argument classes, decodes back to itself.
 TEST(Encode, HandWrittenProgramsOfEveryOpRoundTrip) {
-  auto R = [](ReserveOp c) { return static_cast<uint8_t>(c); };
-  auto F = [](FlowOp c) { return static_cast<uint8_t>(c); };
-  auto P = [](PureOp c) { return static_cast<uint8_t>(c); };
   const std::vector<Program> programs = {
       Make(Format::kReserve, kReserveQps, 0,
-           {Op(R(ReserveOp::kReserve), SelectorForLast(33), 0, 33),
-            Op(R(ReserveOp::kReserve), SelectorForLast(INT32_MIN), 0, INT32_MIN),
-            Op(R(ReserveOp::kReserve), SelectorForLast(-987654), 0, -987654),
-            Op(R(ReserveOp::kReserve), 5, 0, -34),  // the small-negatives class
-            Op(R(ReserveOp::kReleaseOwned), 0, 0, 255), Op(R(ReserveOp::kReleaseIndex), 0, 0, -128),
-            Op(R(ReserveOp::kQpSetup), 0, 1, 0), Op(R(ReserveOp::kQpClear), 0, 0, 0),
-            Op(R(ReserveOp::kFill), 0, 0, 0), Op(R(ReserveOp::kReleaseAll), 0, 0, 0),
-            Op(R(ReserveOp::kRunWork), 0, 0, 0)}),
+           {MakeOp(ReserveOp::kReserve, SelectorForLast(33), 0, 33),
+            MakeOp(ReserveOp::kReserve, SelectorForLast(INT32_MIN), 0, INT32_MIN),
+            MakeOp(ReserveOp::kReserve, SelectorForLast(-987654), 0, -987654),
+            MakeOp(ReserveOp::kReserve, 5, 0, -34),  // the small-negatives class
+            MakeOp(ReserveOp::kReleaseOwned, 0, 0, 255),
+            MakeOp(ReserveOp::kReleaseIndex, 0, 0, -128), MakeOp(ReserveOp::kQpSetup, 0, 1, 0),
+            MakeOp(ReserveOp::kQpClear, 0, 0, 0), MakeOp(ReserveOp::kFill, 0, 0, 0),
+            MakeOp(ReserveOp::kReleaseAll, 0, 0, 0), MakeOp(ReserveOp::kRunWork, 0, 0, 0)}),
       Make(Format::kFlow, kMaxFlowQps, 0xFFFF,
-           {Op(F(FlowOp::kSetup), 0, 7, 0), Op(F(FlowOp::kClear), 0, 6, 0),
-            Op(F(FlowOp::kFlush), 0, 5, 0), Op(F(FlowOp::kRarrWait), 0, 4, 0),
-            Op(F(FlowOp::kRarrGrant), 0, 3, 0), Op(F(FlowOp::kRarrRelease), 0, 2, 0),
-            Op(F(FlowOp::kSetWantsFlow), 0, 1, 1), Op(F(FlowOp::kResync), 0xFF, 0, 200),
-            Op(F(FlowOp::kClearResync), 0, 7, 0), Op(F(FlowOp::kRunWork), 0, 0, 0),
-            Op(F(FlowOp::kRunAllWork), 0, 1, 0), Op(F(FlowOp::kReserve), 4, 0, INT32_MAX),
-            Op(F(FlowOp::kReserve), 6, 0, 255), Op(F(FlowOp::kReleaseOwned), 0, 0, 9)}),
+           {MakeOp(FlowOp::kSetup, 0, 7, 0), MakeOp(FlowOp::kClear, 0, 6, 0),
+            MakeOp(FlowOp::kFlush, 0, 5, 0), MakeOp(FlowOp::kRarrWait, 0, 4, 0),
+            MakeOp(FlowOp::kRarrGrant, 0, 3, 0), MakeOp(FlowOp::kRarrRelease, 0, 2, 0),
+            MakeOp(FlowOp::kSetWantsFlow, 0, 1, 1), MakeOp(FlowOp::kResync, 0xFF, 0, 200),
+            MakeOp(FlowOp::kClearResync, 0, 7, 0), MakeOp(FlowOp::kRunWork, 0, 0, 0),
+            MakeOp(FlowOp::kRunAllWork, 0, 1, 0), MakeOp(FlowOp::kReserve, 4, 0, INT32_MAX),
+            MakeOp(FlowOp::kReserve, 6, 0, 255), MakeOp(FlowOp::kReleaseOwned, 0, 0, 9)}),
       Make(Format::kPure, 0, 0,
-           {Op(P(PureOp::kGeneration), 1, 0, 0xFFFFFFFE), Op(P(PureOp::kGeneration), 2, 0, 0xFFFF0),
-            Op(P(PureOp::kRegister), 3, 31, 0xFFFFF), Op(P(PureOp::kRegister), 1, 0, 0xFFFFD),
-            Op(P(PureOp::kReserveMask), 0x80 | 4, 0, ~(1u << 17), INT32_MAX),
-            Op(P(PureOp::kReserveMask), 0xC0 | 5, 0, 0xAB, -34),
-            Op(P(PureOp::kPosition), 0x07, 0, 0xFFF00000u, 0xFFF00000u + 128),
-            Op(P(PureOp::kPosition), 0x02, 0, 0xFFF00005u, 3),
-            Op(P(PureOp::kMaskPsn), 0x11, 0, 0x80000000u),
-            Op(P(PureOp::kBitops), 0x80 | 63, 0, static_cast<int64_t>(~(1ull << 63)), 63),
-            Op(P(PureOp::kBitops), 0xC0 | 1, 0, 0x123456789, 1)}),
+           {MakeOp(PureOp::kGeneration, 1, 0, 0xFFFFFFFE),
+            MakeOp(PureOp::kGeneration, 2, 0, 0xFFFF0), MakeOp(PureOp::kRegister, 3, 31, 0xFFFFF),
+            MakeOp(PureOp::kRegister, 1, 0, 0xFFFFD),
+            MakeOp(PureOp::kReserveMask, 0x80 | 4, 0, ~(1u << 17), INT32_MAX),
+            MakeOp(PureOp::kReserveMask, 0xC0 | 5, 0, 0xAB, -34),
+            MakeOp(PureOp::kPosition, 0x07, 0, 0xFFF00000u, 0xFFF00000u + 128),
+            MakeOp(PureOp::kPosition, 0x02, 0, 0xFFF00005u, 3),
+            MakeOp(PureOp::kMaskPsn, 0x11, 0, 0x80000000u),
+            MakeOp(PureOp::kBitops, 0x80 | 63, 0, static_cast<int64_t>(~(1ull << 63)), 63),
+            MakeOp(PureOp::kBitops, 0xC0 | 1, 0, 0x123456789, 1)}),
   };
   for (const Program& p : programs) {
     const EncodeResult e = Encode(p);
@@ -119,29 +107,27 @@ TEST(Encode, HandWrittenProgramsOfEveryOpRoundTrip) {
 }
 
 TEST(Encode, WhatARecordCannotHoldIsAnErrorNamingTheOp) {
-  auto R = [](ReserveOp c) { return static_cast<uint8_t>(c); };
-  auto F = [](FlowOp c) { return static_cast<uint8_t>(c); };
-  auto P = [](PureOp c) { return static_cast<uint8_t>(c); };
   struct Case {
     Program p;
     const char* message;
   } cases[] = {
       // A flow record's `b` is one byte: 1000 needs the raw-int class of 'R'.
-      {Make(Format::kFlow, 1, 0, {Op(F(FlowOp::kRunWork), 0, 0, 0),
-                                  Op(F(FlowOp::kReserve), 6, 0, 1000)}),
+      {Make(Format::kFlow, 1, 0,
+            {MakeOp(FlowOp::kRunWork, 0, 0, 0), MakeOp(FlowOp::kReserve, 6, 0, 1000)}),
        "op #1 reserve(last=1000) (code 11, sel 0x06, qp 0, arg 1000, arg2 0) does not fit a "
        "flow_fuzz v1 record: it would decode as reserve(last=232)"},
       // Selector 0 holds 0..33 only.
-      {Make(Format::kReserve, kReserveQps, 0, {Op(R(ReserveOp::kReserve), 0, 0, -1)}),
+      {Make(Format::kReserve, kReserveQps, 0, {MakeOp(ReserveOp::kReserve, 0, 0, -1)}),
        "op #0 reserve(last=-1)"},
       // Selector 2 of a generation: 0xFFFFF - (raw % 16) only.
-      {Make(Format::kPure, 0, 0, {Op(P(PureOp::kGeneration), 2, 0, 5)}), "op #0 generation(0x5)"},
-      {Make(Format::kFlow, 1, 0, {Op(F(FlowOp::kSetup), 0, 1, 0)}), "op #0 setup_hw_flow(qp#1)"},
+      {Make(Format::kPure, 0, 0, {MakeOp(PureOp::kGeneration, 2, 0, 5)}), "op #0 generation(0x5)"},
+      {Make(Format::kFlow, 1, 0, {MakeOp(FlowOp::kSetup, 0, 1, 0)}), "op #0 setup_hw_flow(qp#1)"},
       {Make(Format::kFlow, 9, 0, {}), "the flow_fuzz v1 header cannot hold 9 QPs and seed 0"},
       {Make(Format::kFlow, 1, 0x10000, {}), "cannot hold 1 QPs and seed 65536"},
       {Make(Format::kReserve, 3, 0, {}), "cannot hold 3 QPs"},
-      {Make(Format::kFlow, 1, 0, {Op(13, 0, 0, 0)}), "op #0 (code 13, sel 0x00"},
-      {Make(Format::kPure, 0, 0, std::vector<FuzzOp>(kMaxOps + 1, Op(P(PureOp::kMaskPsn), 0, 0, 1))),
+      {Make(Format::kFlow, 1, 0, {MakeOp(13, 0, 0, 0)}), "op #0 (code 13, sel 0x00"},
+      {Make(Format::kPure, 0, 0,
+            std::vector<FuzzOp>(kMaxOps + 1, MakeOp(PureOp::kMaskPsn, 0, 0, 1))),
        "513 ops: a program holds at most 512"},
   };
   for (const Case& c : cases) {

@@ -38,9 +38,9 @@ ExecResult Execute(const Program& p, const ExecOptions& options) {
   ExecResult again = RunOnce(p, traced);
   // The trace checks after every call where the fast path checked a
   // multi-call op once at its end: it fails at the same call, or earlier.
-  const bool later = again.failure.op_index > r.failure.op_index ||
-                     (again.failure.op_index == r.failure.op_index &&
-                      again.failure.sub > r.failure.sub);
+  const bool later =
+      again.failure.op_index > r.failure.op_index ||
+      (again.failure.op_index == r.failure.op_index && again.failure.sub > r.failure.sub);
   if (again.ok || later) {
     std::fprintf(stderr,
                  "fuzz executor: the traced re-run of a failing program did not fail "

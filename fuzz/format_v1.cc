@@ -186,9 +186,9 @@ void DecodeFlow(const uint8_t* data, uint64_t total_size, Program* p) {
 }
 
 void EncodeFlow(const Program& p, std::vector<uint8_t>* out) {
-  out->insert(out->end(), {static_cast<uint8_t>(Format::kFlow), p.version,
-                           static_cast<uint8_t>(p.num_qps - 1), static_cast<uint8_t>(p.seed),
-                           static_cast<uint8_t>(p.seed >> 8)});
+  out->insert(out->end(),
+              {static_cast<uint8_t>(Format::kFlow), p.version, static_cast<uint8_t>(p.num_qps - 1),
+               static_cast<uint8_t>(p.seed), static_cast<uint8_t>(p.seed >> 8)});
   for (const FuzzOp& op : p.ops) {
     uint8_t r[kFlowRecord] = {op.code, static_cast<uint8_t>(op.qp)};
     switch (kFlowOps[op.code].args) {

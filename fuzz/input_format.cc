@@ -194,8 +194,8 @@ EncodeResult Encode(const Program& p) {
   // The check that makes Encode trustworthy: the bytes decode to p.
   const DecodeResult back = Decode(e.bytes.data(), e.bytes.size());
   if (!back.ok() || back.program.num_qps != p.num_qps || back.program.seed != p.seed) {
-    e.error = absl::StrFormat("the %s v%u header cannot hold %d QPs and seed %u", TargetName(p.format),
-                              version, p.num_qps, p.seed);
+    e.error = absl::StrFormat("the %s v%u header cannot hold %d QPs and seed %u",
+                              TargetName(p.format), version, p.num_qps, p.seed);
   } else {
     for (size_t i = 0; i < p.ops.size() && e.ok(); ++i) {
       const FuzzOp& want = p.ops[i];

@@ -70,6 +70,19 @@ struct FuzzOp {
   bool operator!=(const FuzzOp& o) const { return !(*this == o); }
 };
 
+// An op written by hand (seeds, dictionaries, tests); `code` is a ReserveOp,
+// FlowOp or PureOp, or its value.
+template <typename Code>
+FuzzOp MakeOp(Code code, uint8_t sel, int qp, int64_t arg, int64_t arg2 = 0) {
+  FuzzOp op;
+  op.code = static_cast<uint8_t>(code);
+  op.sel = sel;
+  op.qp = qp;
+  op.arg = arg;
+  op.arg2 = arg2;
+  return op;
+}
+
 struct Program {
   Format format = Format::kReserve;
   uint8_t version = 0;

@@ -117,10 +117,10 @@ TEST(ReserveFormat, CappedAtMaxOps) {
 TEST(FlowFormat, HeaderAndEveryOp) {
   Bytes b = {'F', 1, 10, 0x34, 0x12};  // 10 % 8 + 1 = 3 QPs, seed 0x1234
   for (int op = 0; op < kFlowOpCount; ++op) Append(&b, {op, 7, 5, 9});
-  ExpectOps(b, {"setup_hw_flow(qp#1)", "clear_hw_flow(qp#1)", "flush_wait(qp#1)",
-                "rarr_wait(qp#1)", "rarr_grant(qp#1)", "rarr_release(qp#1)",
-                "set_wants_flow(qp#1, true)", "resync(qp#1, choice=5, b=9)", "clear_resync(qp#1)",
-                "run_work()", "run_all_work()", "reserve(last=-10)", "release_owned(k=5)"});
+  ExpectOps(b, {"setup_hw_flow(qp#1)", "clear_hw_flow(qp#1)", "flush_wait(qp#1)", "rarr_wait(qp#1)",
+                "rarr_grant(qp#1)", "rarr_release(qp#1)", "set_wants_flow(qp#1, true)",
+                "resync(qp#1, choice=5, b=9)", "clear_resync(qp#1)", "run_work()", "run_all_work()",
+                "reserve(last=-10)", "release_owned(k=5)"});
   const Program p = DecodeBytes(b).program;
   EXPECT_EQ(p.num_qps, 3);
   EXPECT_EQ(p.seed, 0x1234u);
@@ -141,11 +141,11 @@ TEST(PureFormat, EveryOp) {
   rec(3, 0x04, 10, 0xFF);   // dequeue = enqueue + 1
   rec(4, 0, 0xFFFFFFFF, 0);
   rec(5, 0x80 | 7, 0, 0);  // word ~(1 << 7)
-  ExpectOps(b, {"generation(0xffffe)", "register(gen=0x23456, flow=1)",
-                "reserve_on_mask(mask=0xffffffff, last=33)",
-                "reserve_on_mask(mask=0xffffffdf, last=0)",
-                "position_in_queue(tid_enqueue=10, dequeue=11)", "mask_psn(0xffffffff)",
-                "bitops(word=0xffffffffffffff7f, nr=7)"});
+  ExpectOps(
+      b, {"generation(0xffffe)", "register(gen=0x23456, flow=1)",
+          "reserve_on_mask(mask=0xffffffff, last=33)", "reserve_on_mask(mask=0xffffffdf, last=0)",
+          "position_in_queue(tid_enqueue=10, dequeue=11)", "mask_psn(0xffffffff)",
+          "bitops(word=0xffffffffffffff7f, nr=7)"});
 }
 
 TEST(Header, UnusableInputsSaySoClearly) {

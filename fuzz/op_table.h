@@ -51,14 +51,14 @@ enum class Args : uint8_t {
 //   fill           reserve(last = -1) until -EAGAIN (at most 33 calls)
 //   release_all    release every flow the harness owns, lowest first
 //   run_work       run one pending work item (the QPs' wakeups)
-#define FLOWCHECK_FUZZ_RESERVE_OPS(X)            \
-  X(kReserve, 0, "reserve", kLast)               \
-  X(kReleaseOwned, 1, "release_owned", kOwnedK)  \
-  X(kReleaseIndex, 2, "release_index", kIndex)   \
-  X(kQpSetup, 3, "qp_setup", kQp)                \
-  X(kQpClear, 4, "qp_clear", kQp)                \
-  X(kFill, 5, "fill", kNone)                     \
-  X(kReleaseAll, 6, "release_all", kNone)        \
+#define FLOWCHECK_FUZZ_RESERVE_OPS(X)           \
+  X(kReserve, 0, "reserve", kLast)              \
+  X(kReleaseOwned, 1, "release_owned", kOwnedK) \
+  X(kReleaseIndex, 2, "release_index", kIndex)  \
+  X(kQpSetup, 3, "qp_setup", kQp)               \
+  X(kQpClear, 4, "qp_clear", kQp)               \
+  X(kFill, 5, "fill", kNone)                    \
+  X(kReleaseAll, 6, "release_all", kNone)       \
   X(kRunWork, 7, "run_work", kNone)
 
 // 'F', flow_fuzz: the flow layer with 1..8 QPs, each op through core/callers.h
@@ -66,31 +66,31 @@ enum class Args : uint8_t {
 // passes arg, resync a PSN chosen from sel and b; run_work runs one work item,
 // run_all_work until none is pending (at most 64); reserve and release_owned
 // are bare reservations by the harness, as in 'R'.
-#define FLOWCHECK_FUZZ_FLOW_OPS(X)                  \
-  X(kSetup, 0, "setup_hw_flow", kQp)                \
-  X(kClear, 1, "clear_hw_flow", kQp)                \
-  X(kFlush, 2, "flush_wait", kQp)                   \
-  X(kRarrWait, 3, "rarr_wait", kQp)                 \
-  X(kRarrGrant, 4, "rarr_grant", kQp)               \
-  X(kRarrRelease, 5, "rarr_release", kQp)           \
-  X(kSetWantsFlow, 6, "set_wants_flow", kQpFlag)    \
-  X(kResync, 7, "resync", kQpResync)                \
-  X(kClearResync, 8, "clear_resync", kQp)           \
-  X(kRunWork, 9, "run_work", kNone)                 \
-  X(kRunAllWork, 10, "run_all_work", kNone)         \
-  X(kReserve, 11, "reserve", kLast)                 \
+#define FLOWCHECK_FUZZ_FLOW_OPS(X)               \
+  X(kSetup, 0, "setup_hw_flow", kQp)             \
+  X(kClear, 1, "clear_hw_flow", kQp)             \
+  X(kFlush, 2, "flush_wait", kQp)                \
+  X(kRarrWait, 3, "rarr_wait", kQp)              \
+  X(kRarrGrant, 4, "rarr_grant", kQp)            \
+  X(kRarrRelease, 5, "rarr_release", kQp)        \
+  X(kSetWantsFlow, 6, "set_wants_flow", kQpFlag) \
+  X(kResync, 7, "resync", kQpResync)             \
+  X(kClearResync, 8, "clear_resync", kQp)        \
+  X(kRunWork, 9, "run_work", kNone)              \
+  X(kRunAllWork, 10, "run_all_work", kNone)      \
+  X(kReserve, 11, "reserve", kLast)              \
   X(kReleaseOwned, 12, "release_owned", kOwnedK)
 
 // 'P', pure_fuzz: core's pure functions (mask_generation and
 // kern_flow_generation_next; kern_set_hw_flow and read_r_next_psn;
 // kern_reserve_flow on any flow_mask; position_in_queue; mask_psn; ffz,
 // hweight_long and the bit operations) against reference formulas.
-#define FLOWCHECK_FUZZ_PURE_OPS(X)                          \
-  X(kGeneration, 0, "generation", kGeneration)              \
-  X(kRegister, 1, "register", kRegister)                    \
-  X(kReserveMask, 2, "reserve_on_mask", kReserveOnMask)     \
-  X(kPosition, 3, "position_in_queue", kPosition)           \
-  X(kMaskPsn, 4, "mask_psn", kMaskPsn)                      \
+#define FLOWCHECK_FUZZ_PURE_OPS(X)                      \
+  X(kGeneration, 0, "generation", kGeneration)          \
+  X(kRegister, 1, "register", kRegister)                \
+  X(kReserveMask, 2, "reserve_on_mask", kReserveOnMask) \
+  X(kPosition, 3, "position_in_queue", kPosition)       \
+  X(kMaskPsn, 4, "mask_psn", kMaskPsn)                  \
   X(kBitops, 5, "bitops", kBitops)
 
 #define FLOWCHECK_FUZZ_OP_ENUMERATOR(e, code, name, args) e = code,

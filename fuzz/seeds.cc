@@ -20,27 +20,15 @@ namespace {
 
 using Ops = std::vector<FuzzOp>;
 
-FuzzOp MakeOp(uint8_t code, uint8_t sel, int qp, int64_t arg, int64_t arg2 = 0) {
-  FuzzOp op;
-  op.code = code;
-  op.sel = sel;
-  op.qp = qp;
-  op.arg = arg;
-  op.arg2 = arg2;
-  return op;
-}
-
 Ops operator+(Ops a, const Ops& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
 
 // --- 'R' reserve_fuzz ---
-FuzzOp Reserve(int32_t last) {
-  return MakeOp(static_cast<uint8_t>(ReserveOp::kReserve), SelectorForLast(last), 0, last);
-}
-FuzzOp R(ReserveOp op, int64_t arg = 0) { return MakeOp(static_cast<uint8_t>(op), 0, 0, arg); }
-FuzzOp RQp(ReserveOp op, int qp) { return MakeOp(static_cast<uint8_t>(op), 0, qp, 0); }
+FuzzOp Reserve(int32_t last) { return MakeOp(ReserveOp::kReserve, SelectorForLast(last), 0, last); }
+FuzzOp R(ReserveOp op, int64_t arg = 0) { return MakeOp(op, 0, 0, arg); }
+FuzzOp RQp(ReserveOp op, int qp) { return MakeOp(op, 0, qp, 0); }
 
 Seed ReserveSeed(const char* name, Ops ops) {
   Program p;
@@ -51,15 +39,9 @@ Seed ReserveSeed(const char* name, Ops ops) {
 }
 
 // --- 'F' flow_fuzz ---
-FuzzOp F(FlowOp op, int qp = 0, int64_t arg = 0) {
-  return MakeOp(static_cast<uint8_t>(op), 0, qp, arg);
-}
-FuzzOp FReserve(int32_t last) {
-  return MakeOp(static_cast<uint8_t>(FlowOp::kReserve), SelectorForLast(last), 0, last);
-}
-FuzzOp Resync(int qp, uint8_t choice, int b) {
-  return MakeOp(static_cast<uint8_t>(FlowOp::kResync), choice, qp, b);
-}
+FuzzOp F(FlowOp op, int qp = 0, int64_t arg = 0) { return MakeOp(op, 0, qp, arg); }
+FuzzOp FReserve(int32_t last) { return MakeOp(FlowOp::kReserve, SelectorForLast(last), 0, last); }
+FuzzOp Resync(int qp, uint8_t choice, int b) { return MakeOp(FlowOp::kResync, choice, qp, b); }
 
 Seed FlowSeed(const char* name, int num_qps, uint64_t seed, Ops ops) {
   Program p;
@@ -72,10 +54,10 @@ Seed FlowSeed(const char* name, int num_qps, uint64_t seed, Ops ops) {
 
 // --- 'P' pure_fuzz: the selector picks the class of each value ---
 FuzzOp P(PureOp op, uint8_t sel, int64_t arg, int64_t arg2 = 0) {
-  return MakeOp(static_cast<uint8_t>(op), sel, 0, arg, arg2);
+  return MakeOp(op, sel, 0, arg, arg2);
 }
 FuzzOp Register(uint8_t sel, uint32_t gen, int flow) {
-  return MakeOp(static_cast<uint8_t>(PureOp::kRegister), sel, flow, gen);
+  return MakeOp(PureOp::kRegister, sel, flow, gen);
 }
 
 Seed PureSeed(const char* name, Ops ops) {
@@ -120,36 +102,43 @@ std::vector<Seed> ReserveSeeds() {
 
 std::vector<Seed> FlowSeeds() {
   using O = FlowOp;
-  const Ops run_all = {F(O::kRunAllWork)};
   return {
       FlowSeed("fifo-handoff-chain", 4, 11,
                Each(31, [](int i) { return Ops{FReserve(i)}; }) + Ops{F(O::kSetup, 0)} +
-                   Each(3, [](int i) { return Ops{F(O::kSetWantsFlow, i + 1, 1),
-                                                  F(O::kSetup, i + 1)}; }) +
+                   Each(3,
+                        [](int i) {
+                          return Ops{F(O::kSetWantsFlow, i + 1, 1), F(O::kSetup, i + 1)};
+                        }) +
                    Ops{F(O::kClear, 0), F(O::kRunAllWork), F(O::kReleaseOwned, 0, 4),
                        F(O::kSetup, 0), F(O::kClear, 1), F(O::kRunAllWork), F(O::kClear, 2),
                        F(O::kClear, 3), F(O::kRunAllWork)}),
       FlowSeed("r1-mischarged-dequeue", 3, 5,
                {F(O::kSetup, 0), F(O::kRarrWait, 0), F(O::kFlush, 0), F(O::kSetup, 1),
-                F(O::kRarrWait, 1), F(O::kRarrGrant, 1), F(O::kRarrGrant, 0),
-                F(O::kRarrRelease, 0), F(O::kRunAllWork), F(O::kClear, 0), F(O::kSetup, 0)}),
-      FlowSeed("rarr-queue-order", 3, 2,
-               Each(3, [](int q) { return Ops{F(O::kSetup, q)}; }) +
-                   Ops{F(O::kRarrWait, 0), F(O::kRarrGrant, 1), F(O::kRarrGrant, 2),
-                       F(O::kRarrGrant, 0), F(O::kRarrRelease, 0), F(O::kRunAllWork),
-                       F(O::kRarrGrant, 1), F(O::kRarrRelease, 1), F(O::kRunAllWork),
-                       F(O::kRarrRelease, 2)}),
+                F(O::kRarrWait, 1), F(O::kRarrGrant, 1), F(O::kRarrGrant, 0), F(O::kRarrRelease, 0),
+                F(O::kRunAllWork), F(O::kClear, 0), F(O::kSetup, 0)}),
+      FlowSeed(
+          "rarr-queue-order", 3, 2,
+          Each(3, [](int q) { return Ops{F(O::kSetup, q)}; }) +
+              Ops{F(O::kRarrWait, 0), F(O::kRarrGrant, 1), F(O::kRarrGrant, 2), F(O::kRarrGrant, 0),
+                  F(O::kRarrRelease, 0), F(O::kRunAllWork), F(O::kRarrGrant, 1),
+                  F(O::kRarrRelease, 1), F(O::kRunAllWork), F(O::kRarrRelease, 2)}),
       FlowSeed("resync-every-choice", 2, 3,
                Each(8, [](int c) { return Ops{Resync(0, c, 7)}; }) +
                    Ops{F(O::kClearResync, 0), F(O::kSetup, 0)} +
-                   Each(8, [](int c) { return Ops{Resync(0, c, 9), F(O::kClearResync, 0)}; }) +
+                   Each(8,
+                        [](int c) {
+                          return Ops{Resync(0, c, 9), F(O::kClearResync, 0)};
+                        }) +
                    Ops{F(O::kClear, 0), F(O::kSetup, 1), Resync(1, 0, 0)}),
       FlowSeed("resync-at-the-generation-wrap", 1, 9,
                {Resync(0, 4, 0), F(O::kClearResync, 0), F(O::kSetup, 0), Resync(0, 3, 0),
                 F(O::kClearResync, 0), F(O::kClear, 0), F(O::kSetup, 0), F(O::kClear, 0)}),
       FlowSeed("eight-qps-wants-flow", 8, 1234,
                Ops(28, FReserve(-1)) +
-                   Each(8, [](int q) { return Ops{F(O::kSetWantsFlow, q, 1), F(O::kSetup, q)}; }) +
+                   Each(8,
+                        [](int q) {
+                          return Ops{F(O::kSetWantsFlow, q, 1), F(O::kSetup, q)};
+                        }) +
                    Ops{F(O::kRunWork), F(O::kFlush, 5), F(O::kReleaseOwned, 0, 2), F(O::kClear, 0),
                        F(O::kRunAllWork), F(O::kClear, 1), F(O::kClear, 2), F(O::kRunAllWork),
                        F(O::kClear, 3), F(O::kClear, 4), F(O::kRunAllWork)}),
@@ -163,10 +152,12 @@ std::vector<Seed> PureSeeds() {
                Each(8, [](int i) { return Ops{P(O::kGeneration, 1, kGenerationEdges[i])}; }) +
                    Each(4, [](int i) { return Ops{P(O::kGeneration, 2, 0xFFFFF - i)}; }) +
                    Ops{P(O::kGeneration, 0, 0x12345), P(O::kGeneration, 3, 0xFFFFF)}),
-      PureSeed("register-encoding",
-               Each(8, [](int i) {
-                 return Ops{Register(1, kGenerationEdges[i] & 0xFFFFF, (i * 5) % 32)};
-               }) + Ops{Register(0, 0x777, 31)}),
+      PureSeed("register-encoding", Each(8,
+                                         [](int i) {
+                                           return Ops{Register(1, kGenerationEdges[i] & 0xFFFFF,
+                                                               (i * 5) % 32)};
+                                         }) +
+                                        Ops{Register(0, 0x777, 31)}),
       PureSeed("reserve-on-any-mask",  // sel >> 6: the mask's class; sel & 7: last's
                {P(O::kReserveMask, 0x40, 0xFFFFFFFF, 0), P(O::kReserveMask, 0x80, ~(1u << 17), 3),
                 P(O::kReserveMask, 0x84, ~1u, INT32_MIN), P(O::kReserveMask, 0xC0, 0xAB, 0),
@@ -210,9 +201,9 @@ std::vector<GeneratedFile> GeneratedFiles() {
                    e.error.c_str());
       std::abort();
     }
-    files.push_back({absl::StrFormat("fuzz/corpus/%s/seed-%s", TargetName(s.program.format),
-                                     s.name),
-                     std::string(e.bytes.begin(), e.bytes.end())});
+    files.push_back(
+        {absl::StrFormat("fuzz/corpus/%s/seed-%s", TargetName(s.program.format), s.name),
+         std::string(e.bytes.begin(), e.bytes.end())});
   }
   for (Format f : {Format::kReserve, Format::kFlow, Format::kPure}) {
     files.push_back({absl::StrFormat("fuzz/%s.dict", TargetName(f)), DictionaryText(f)});

@@ -112,9 +112,8 @@ void Legaliser::RunReserveOp(const FuzzOp& op) {
 uint32_t Legaliser::ResyncPsn(int qp, uint8_t sel, int64_t b) const {
   const FlowOracle& o = run_.oracle();
   const uint32_t g = o.qp(qp).generation;
-  const uint32_t base = g == oracle::kReservedGeneration
-                            ? o.generation(static_cast<int>(b % oracle::kNumFlows))
-                            : g;
+  const uint32_t base =
+      g == oracle::kReservedGeneration ? o.generation(static_cast<int>(b % oracle::kNumFlows)) : g;
   uint32_t gen = 0;
   switch (sel % 8) {
     case 0:
@@ -139,8 +138,7 @@ uint32_t Legaliser::ResyncPsn(int qp, uint8_t sel, int64_t b) const {
       gen = static_cast<uint32_t>(b);
       break;
     default:  // a PSN inside a generation, not at its end
-      return (static_cast<uint32_t>(b * 0x1111) & 0xFFFFF) << 11 |
-             static_cast<uint32_t>(b & 0x7F);
+      return (static_cast<uint32_t>(b * 0x1111) & 0xFFFFF) << 11 | static_cast<uint32_t>(b & 0x7F);
   }
   return (gen << 11) - 1;
 }
@@ -168,8 +166,7 @@ void Legaliser::RunFlowOp(const FuzzOp& op) {
       break;
     case FlowOp::kRarrGrant: {
       const oracle::QueueState& rq = o.rarr_queue();
-      const bool may_allocate =
-          rq.members.empty() || (rq.members.front() == q && o.qp(q).waiting);
+      const bool may_allocate = rq.members.empty() || (rq.members.front() == q && o.qp(q).waiting);
       if (!owns_flow) {
         run_.Call({OpKind::kSetupHwFlow, q}, kFlowFirst);
       } else if (grants_[q] >= kMaxGrantsInFlight) {
@@ -187,8 +184,7 @@ void Legaliser::RunFlowOp(const FuzzOp& op) {
     }
     case FlowOp::kRarrRelease:
       if (grants_[q] == 0) {
-        run_.NoCall(
-            [] { return "nothing programmed: hfi1_kern_exp_rcv_clear returns -EINVAL"; });
+        run_.NoCall([] { return "nothing programmed: hfi1_kern_exp_rcv_clear returns -EINVAL"; });
       } else {
         run_.Call({OpKind::kRarrRelease, q});
         --grants_[q];
