@@ -123,9 +123,10 @@ void PrintStep(const Program& p, const StepRecord& s) {
 int Run(const Flags& flags) {
   if (!flags.emit_gtest.empty() &&
       (flags.emit_gtest == flags.file || SameFile(flags.emit_gtest, flags.file))) {
-    return Usage(absl::StrFormat("--emit_gtest=%s is the input file itself; refusing to overwrite "
-                                 "it (name another path for the GoogleTest source)",
-                                 flags.emit_gtest));
+    return Usage(
+        absl::StrFormat("--emit_gtest=%s is the input file itself; refusing to overwrite "
+                        "it (name another path for the GoogleTest source)",
+                        flags.emit_gtest));
   }
   std::vector<uint8_t> bytes;
   uint64_t size = 0;

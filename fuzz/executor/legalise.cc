@@ -39,6 +39,14 @@ int Legaliser::HarnessFlow(int64_t k) const {
   return -1;
 }
 
+void Legaliser::Repeat(const oracle::Op& op, int max_calls, bool (*last)(int64_t ret)) {
+  run_.BeginBatch();
+  for (int i = 0; i < max_calls && run_.ok(); ++i) {
+    if (last(run_.Call(op))) break;
+  }
+  run_.EndBatch();
+}
+
 void Legaliser::ReleaseOwned(int64_t k) {
   const int f = HarnessFlow(k);
   if (f < 0)
@@ -86,11 +94,7 @@ void Legaliser::RunReserveOp(const FuzzOp& op) {
       run_.Call({OpKind::kClearHwFlow, op.qp});
       break;
     case ReserveOp::kFill:
-      run_.BeginBatch();
-      for (int i = 0; i < kMaxFill && run_.ok(); ++i) {
-        if (run_.Call({OpKind::kReserveFlow, 0, -1}) < 0) break;
-      }
-      run_.EndBatch();
+      Repeat({OpKind::kReserveFlow, 0, -1}, kMaxFill, [](int64_t ret) { return ret < 0; });
       break;
     case ReserveOp::kReleaseAll:
       run_.BeginBatch();
@@ -203,11 +207,7 @@ void Legaliser::RunFlowOp(const FuzzOp& op) {
       run_.Call({OpKind::kRunWork});
       break;
     case FlowOp::kRunAllWork:
-      run_.BeginBatch();
-      for (int i = 0; i < kMaxRunAll && run_.ok(); ++i) {
-        if (run_.Call({OpKind::kRunWork}) == 0) break;
-      }
-      run_.EndBatch();
+      Repeat({OpKind::kRunWork}, kMaxRunAll, [](int64_t ran) { return ran == 0; });
       break;
     case FlowOp::kReserve:
       run_.Call({OpKind::kReserveFlow, 0, op.arg});

@@ -35,6 +35,9 @@ class Legaliser {
   void RunFlowOp(const FuzzOp& op);
   // The k-th flow (mod their number) the harness reserved, or -1 if none.
   int HarnessFlow(int64_t k) const;
+  // One op of many calls (fill, run_all_work): `op` up to max_calls times,
+  // as one batch, stopping after the call whose return value last() accepts.
+  void Repeat(const oracle::Op& op, int max_calls, bool (*last)(int64_t ret));
   void ReleaseOwned(int64_t k);
   void ReleaseIndex(int64_t idx);
   uint32_t ResyncPsn(int qp, uint8_t sel, int64_t b) const;
