@@ -2,7 +2,7 @@
 // Everything that spells an op is derived from these lists: the op enums the
 // executor switches on, the names traces and reproduce print, the decoder and
 // the encoder (fuzz/input_format.h), the libFuzzer dictionaries and the seed
-// corpora (fuzz/make_seeds_main.cc). docs/fuzz-format.md describes the bytes.
+// corpora (fuzz/seeds.h). docs/fuzz-format.md describes the bytes.
 //
 // An entry is X(Enumerator, opcode, "name", Args):
 //  * the enumerator's value is the op's opcode in version 1 of its format (the
@@ -13,8 +13,9 @@
 //  * Args says which FuzzOp fields the op uses, which is also how it is
 //    printed; each version's record layout says where those fields live in
 //    its bytes (fuzz/format_v1.cc).
-// Opcodes are dense from 0 and in order (checked at compile time in
-// input_format.cc); an opcode past the end of a list is "undefined": skipped.
+// Opcodes are dense from 0 and in order, and each list fits its version-1
+// record layout (both checked at compile time in fuzz/format_v1.cc); an
+// opcode past the end of a list is "undefined": skipped.
 #ifndef FLOWCHECK_FUZZ_OP_TABLE_H_
 #define FLOWCHECK_FUZZ_OP_TABLE_H_
 
