@@ -14,9 +14,13 @@ By convention the committed inputs live next to the BUILD file:
 
 Targets created:
   <name>          cc_test, in EVERY config (default, tsan, asan, fuzz): runs the
-                  target once on each corpus and regression file. Its main() is
-                  libFuzzer's under --config=fuzz (given files, libFuzzer only
-                  replays them) and //bazel:fuzz_replay_main otherwise.
+                  target once on each corpus and regression file, with
+                  //bazel:fuzz_replay_main as main() (in the fuzz config too:
+                  libFuzzer's own main ignores what the target returns). A
+                  committed file the target rejects (returns -1: for
+                  flowcheck's targets, no decoder accepts it) fails the test
+                  and is named: an input that stopped decoding must never
+                  "pass" by running nothing.
   <name>_fuzzer   cc_binary for real fuzzing; only under --config=fuzz (other
                   configs skip it in //...). tools/campaign.sh drives it.
   <name>_lib      the target as a library (alwayslink), for other binaries that
@@ -28,13 +32,7 @@ load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 
 _LIBFUZZER = "//bazel:libfuzzer"
 
-def _engine_deps():
-    return select({
-        _LIBFUZZER: [],
-        "//conditions:default": ["//bazel:fuzz_replay_main"],
-    })
-
-def _engine_linkopts():
+def _fuzzer_linkopts():
     return select({
         _LIBFUZZER: ["-fsanitize=fuzzer"],
         "//conditions:default": [],
@@ -76,13 +74,11 @@ def cc_fuzz_test(
 
     cc_test(
         name = name,
-        deps = [":" + lib] + _engine_deps(),
-        linkopts = _engine_linkopts(),
+        deps = [":" + lib, "//bazel:fuzz_replay_main"],
         data = [":" + name + "_inputs"] + extras,
-        # Files only, never a directory: given a directory libFuzzer would
-        # fuzz until the timeout and write into it. -runs=0 keeps libFuzzer
-        # from fuzzing when there are no files; the replay driver ignores it.
-        args = ["-runs=0"] + (["$(rootpaths :%s_inputs)" % name] if inputs else []),
+        # Files, not their directories: what is replayed is exactly what is
+        # committed.
+        args = ["$(rootpaths :%s_inputs)" % name] if inputs else [],
         size = size,
         tags = tags + ["fuzz_regression"],
         visibility = visibility,
@@ -90,8 +86,8 @@ def cc_fuzz_test(
 
     cc_binary(
         name = name + "_fuzzer",
-        deps = [":" + lib] + _engine_deps(),
-        linkopts = _engine_linkopts(),
+        deps = [":" + lib],
+        linkopts = _fuzzer_linkopts(),
         data = extras,
         testonly = True,
         tags = tags + ["fuzzer"],

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fuzz/executor.h"
+#include "fuzz/executor/fuzz_one_input.h"
 #include "fuzz/input_format.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,16 +1,24 @@
-// fuzz/input_format.h: THE decoder of flowcheck's fuzz inputs. The fuzz
-// targets, the reproduce command and the tests all decode through here, so a
-// crash file means the same program to each of them.
+// fuzz/input_format.h: THE decoder (and encoder) of flowcheck's fuzz inputs.
+// The fuzz targets, the reproduce command, the seed writer and the tests all
+// go through here, so a crash file means the same program to each of them.
 //
-//   DecodeResult d = Decode(data, size);          // format from the header
-//   if (!d.ok()) { puts(d.error.c_str()); ... }   // empty, truncated, foreign
+//   DecodeResult d = Decode(data, size);          // format and version from the header
+//   if (!d.ok()) { puts(d.error.c_str()); ... }   // empty, truncated, foreign, no decoder
 //   ExecResult r = Execute(d.program, options);   // fuzz/executor.h
+//   EncodeResult e = Encode(d.program);           // bytes that decode to the same program
 //
-// Byte layout (docs/fuzz-format.md has the full table): a header whose first
+// Byte layout (docs/fuzz-format.md has the full tables): a header whose first
 // byte names the format ('R' reserve, 'F' flow, 'P' pure) and whose second is
-// the format's version, then fixed-size op records. Within a version the
-// opcode mapping never changes; a changed meaning gets a new version and the
-// old decoder stays, so committed crash files replay forever.
+// the format's version, then fixed-size op records. The ops themselves are
+// listed once, in fuzz/op_table.h.
+//
+// Versions: a decoder is chosen by (format, version) from one table
+// (input_format.cc). Within a version the meaning of every byte is frozen; a
+// changed meaning is a new version with its own entry, and old entries are
+// never removed, so committed corpora, regressions and crash files decode
+// forever. Bytes whose (format, version) has no entry are rejected
+// (DecodeStatus::kUnknownVersion): the fuzz targets return -1 for them, and
+// the regression tests fail on such a committed file (bazel/fuzz.bzl).
 //  * An opcode slot a version does not define is skipped (counted, not run).
 //  * A trailing partial record is ignored (counted).
 //  * At most kMaxOps records are decoded; the rest is ignored (counted).
@@ -24,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/op_table.h"
+
 namespace flowcheck {
 namespace fuzz {
 
@@ -33,71 +43,45 @@ enum class Format : uint8_t {
   kPure = 'P',     // pure_fuzz: generation arithmetic, register encoding, ...
 };
 
-inline constexpr uint8_t kLatestVersion = 1;
 inline constexpr size_t kMaxOps = 512;
-
-// Sizes of version 1 (docs/fuzz-format.md).
-inline constexpr size_t kReserveHeaderV1 = 2, kReserveRecordV1 = 6;
-inline constexpr size_t kFlowHeaderV1 = 5, kFlowRecordV1 = 4;
-inline constexpr size_t kPureHeaderV1 = 2, kPureRecordV1 = 10;
+inline constexpr int kReserveQps = 2;  // QPs of the reserve target's context
+inline constexpr int kMaxFlowQps = 8;
 
 // "reserve_fuzz", "flow_fuzz", "pure_fuzz": the fuzz target of a format.
 const char* TargetName(Format f);
 // Parses a target name (with or without "_fuzz"/"_fuzzer"); false if unknown.
 bool FormatForTarget(const std::string& name, Format* out);
-
-// Opcodes of version 1, one enum per format; the value is the low nibble of
-// the record's first byte (the high nibble is ignored in version 1).
-enum class ReserveOp : uint8_t {
-  kReserve = 0,       // kern_reserve_flow(last) under exp_lock; the harness owns the flow
-  kReleaseOwned = 1,  // release the (arg % n)-th flow the harness owns; none: no call
-  kReleaseIndex = 2,  // release flow `arg` if the harness owns it, else no call (checked)
-  kQpSetup = 3,       // qp (0..1) takes a flow: hfi1_kern_setup_hw_flow
-  kQpClear = 4,       // qp releases its flow: hfi1_kern_clear_hw_flow
-  kFill = 5,          // reserve(last = -1) until -EAGAIN (at most 33 calls)
-  kReleaseAll = 6,    // release every flow the harness owns, lowest first
-  kRunWork = 7,       // run one pending work item (the QPs' wakeups)
-};
-inline constexpr int kReserveOpCount = 8;
-inline constexpr int kReserveQps = 2;  // QPs of the reserve target's context
-
-enum class FlowOp : uint8_t {
-  kSetup = 0,          // caller_setup_hw_flow(qp)
-  kClear = 1,          // caller_clear_hw_flow(qp)
-  kFlush = 2,          // caller_flush_wait(qp)
-  kRarrWait = 3,       // caller_rarr_wait(qp); qp without a flow: setup instead
-  kRarrGrant = 4,      // caller_rarr_grant(qp); legalised, see executor.cc
-  kRarrRelease = 5,    // caller_rarr_release(qp) if qp holds a grant, else no call
-  kSetWantsFlow = 6,   // caller_set_wants_flow(qp, arg & 1)
-  kResync = 7,         // caller_resync(qp, psn chosen by sel/arg from the state)
-  kClearResync = 8,    // caller_clear_resync(qp)
-  kRunWork = 9,        // one work item
-  kRunAllWork = 10,    // work items until idle (at most 64)
-  kReserve = 11,       // caller_reserve_flow(last) (a bare reservation)
-  kReleaseOwned = 12,  // release the (arg % n)-th flow the harness owns
-};
-inline constexpr int kFlowOpCount = 13;
-inline constexpr int kMaxFlowQps = 8;
-
-enum class PureOp : uint8_t {
-  kGeneration = 0,   // mask_generation, kern_flow_generation_next (arg = u32)
-  kRegister = 1,     // kern_set_hw_flow + read_r_next_psn (arg = gen, qp = flow)
-  kReserveMask = 2,  // kern_reserve_flow on flow_mask = arg, last = arg2
-  kPosition = 3,     // position_in_queue(tid_enqueue = arg, dequeue = arg2)
-  kMaskPsn = 4,      // mask_psn(arg)
-  kBitops = 5,       // ffz, hweight_long, test_and_set_bit, clear_bit (word, nr)
-};
-inline constexpr int kPureOpCount = 6;
+// The op list of a format (fuzz/op_table.h), indexed by enumerator value.
+const OpSpec* OpsOf(Format f, int* count);
 
 // One decoded op. `code` is a ReserveOp/FlowOp/PureOp value of the program's
-// format; the meaning of the other fields depends on it (see the enums).
+// format; which other fields it uses is its Args (fuzz/op_table.h); the
+// fields it does not use are 0, except `qp` in flow programs, which every
+// flow record carries.
 struct FuzzOp {
   uint8_t code = 0;
-  uint8_t sel = 0;  // a selector byte (resync's psn choice)
+  uint8_t sel = 0;  // the selector byte, for the ops whose Args name it
   int qp = 0;       // already reduced modulo the program's QP count
   int64_t arg = 0;
   int64_t arg2 = 0;
+  bool operator==(const FuzzOp& o) const {
+    return code == o.code && sel == o.sel && qp == o.qp && arg == o.arg && arg2 == o.arg2;
+  }
+  bool operator!=(const FuzzOp& o) const { return !(*this == o); }
 };
+
+// An op written by hand (seeds, dictionaries, tests); `code` is a ReserveOp,
+// FlowOp or PureOp, or its value.
+template <typename Code>
+FuzzOp MakeOp(Code code, uint8_t sel, int qp, int64_t arg, int64_t arg2 = 0) {
+  FuzzOp op;
+  op.code = static_cast<uint8_t>(code);
+  op.sel = sel;
+  op.qp = qp;
+  op.arg = arg;
+  op.arg2 = arg2;
+  return op;
+}
 
 struct Program {
   Format format = Format::kReserve;
@@ -111,12 +95,36 @@ struct Program {
   size_t capped_records = 0;   // whole records beyond kMaxOps
 };
 
+// One entry of the decoder table: a (format, version) this build decodes and
+// encodes. The functions are the version's own (fuzz/format_v1.h).
+struct FormatCodec {
+  Format format;
+  uint8_t version;
+  size_t header_size;  // bytes before the first record
+  size_t record_size;
+  // Fills the header's fields (num_qps, seed) and decodes the records of an
+  // input of `total_size` bytes; `data` holds at least the first
+  // min(total_size, header_size + kMaxOps * record_size) of them.
+  void (*decode)(const uint8_t* data, uint64_t total_size, Program* p);
+  // Appends p's header and one record per op. Encode checks the result by
+  // decoding it back, so a value a record cannot hold is reported there.
+  void (*encode)(const Program& p, std::vector<uint8_t>* out);
+};
+
+// The table entry for a header's two bytes; nullptr when there is none.
+const FormatCodec* FindCodec(uint8_t format_byte, uint8_t version);
+// The newest version of a format: what Encode of a fresh Program should use.
+uint8_t LatestVersion(Format f);
+// The most bytes of an input any decoder reads (header + kMaxOps records of
+// the largest format): a reader of a crash file needs no more than this.
+size_t MaxUsefulInputBytes();
+
 enum class DecodeStatus {
   kOk,
   kEmpty,           // no bytes at all
   kForeign,         // first byte names no format
   kTruncated,       // shorter than its format's header
-  kUnknownVersion,  // a version this build does not know
+  kUnknownVersion,  // no decoder in this build for the (format, version)
 };
 
 struct DecodeResult {
@@ -126,24 +134,53 @@ struct DecodeResult {
   bool ok() const { return status == DecodeStatus::kOk; }
 };
 
-// Detects the format from the header and decodes with that format's decoder.
+// Detects format and version from the header and decodes with that entry.
 DecodeResult Decode(const uint8_t* data, size_t size);
+// The same for an input of `total_size` bytes of which only the first `size`
+// were read: what lies beyond is counted (capped records, trailing bytes) as
+// if it had been read, never looked at. Requires
+// min(total_size, MaxUsefulInputBytes()) <= size <= total_size (aborts
+// otherwise: a caller bug).
+DecodeResult DecodePrefix(const uint8_t* data, size_t size, uint64_t total_size);
 
 // The fuzz targets' fast path: decodes into *out (reused, no allocation once
-// warm) only if the header names `format`; returns false otherwise.
+// warm) if the header names `format` and a version of it this build decodes;
+// returns false otherwise (the caller rejects the input).
 bool DecodeAs(Format format, const uint8_t* data, size_t size, Program* out);
+
+struct EncodeResult {
+  std::string error;  // "" on success, else a sentence naming the op
+  std::vector<uint8_t> bytes;
+  bool ok() const { return error.empty(); }
+};
+
+// Writes `p` in its format and version (p.version; 0 means the latest): bytes
+// that Decode turns back into exactly p's header fields and ops (FuzzOp ==).
+// Fails, naming the first such op, when a value does not fit its record (a
+// flow program's `last` is one byte, a selector's class cannot hold the
+// value, ...), or when the program has more than kMaxOps ops, QPs or a seed
+// its header cannot hold. The dropped-record counts are not encoded.
+EncodeResult Encode(const Program& p);
 
 // The op as a readable line: "reserve(last=-1)", "rarr_grant(qp#2)", ...
 std::string DescribeOp(Format format, const FuzzOp& op);
 // "reserve_fuzz v1, 2 QPs, seed 0, 14 ops (1 unknown record skipped)".
 std::string DescribeProgram(const Program& p);
 
-// Argument decoders shared by the formats (documented in docs/fuzz-format.md).
+// Argument decoders of version 1, shared by its formats (docs/fuzz-format.md).
 // `last` for kern_reserve_flow from a selector and a raw value: half the
 // selectors give 0..33, the rest edges, small negatives or the raw int.
 int32_t DecodeLast(uint8_t sel, uint32_t raw);
 // A 32-bit value weighted to the 20-bit generation edges.
 uint32_t DecodeGeneration(uint8_t sel, uint32_t raw);
+// The edge values DecodeLast's selector 4 and DecodeGeneration's selector 1
+// pick from (raw % 8).
+inline constexpr int32_t kLastEdges[8] = {-1, INT32_MIN, INT32_MAX, 32, 31, 0, 64, INT32_MIN + 1};
+inline constexpr uint32_t kGenerationEdges[8] = {0,       1,        0xFFFFD,    0xFFFFE,
+                                                 0xFFFFF, 0x100000, 0xFFFFFFFE, 0xFFFFFFFF};
+// The selector of the narrowest class that holds `last`: 0 (raw % 34) for
+// 0..33, 4 for the other edges, else 6 (the raw int). For building programs.
+uint8_t SelectorForLast(int32_t last);
 
 }  // namespace fuzz
 }  // namespace flowcheck

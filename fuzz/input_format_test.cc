@@ -66,30 +66,30 @@ TEST(DecodeGeneration, EdgesNearReserved) {
   EXPECT_EQ(DecodeGeneration(3, 0xFFFFFFFF), 0xFFFFFu);
 }
 
+// Decodes `b` and checks the program's ops read `want`, in order.
+void ExpectOps(const Bytes& b, const std::vector<std::string>& want) {
+  DecodeResult d = DecodeBytes(b);
+  ASSERT_TRUE(d.ok()) << d.error;
+  ASSERT_EQ(d.program.ops.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(DescribeOp(d.program.format, d.program.ops[i]), want[i]) << "op #" << i;
+  }
+}
+
 TEST(ReserveFormat, EveryOp) {
-  DecodeResult d = DecodeBytes(ReserveInput({
-      ReserveRecord(0, 6, static_cast<uint32_t>(-7)),  // reserve(last=-7)
-      ReserveRecord(1, 200, 0),                        // release_owned(200)
-      ReserveRecord(2, 0xFE, 0),                       // release_index(-2)
-      ReserveRecord(3, 5, 0),                          // qp_setup(5 % 2)
-      ReserveRecord(4, 2, 0),                          // qp_clear(0)
+  const Bytes b = ReserveInput({
+      ReserveRecord(0, 6, static_cast<uint32_t>(-7)),  // the raw int
+      ReserveRecord(1, 200, 0),
+      ReserveRecord(2, 0xFE, 0),  // int8
+      ReserveRecord(3, 5, 0),     // 5 % 2
+      ReserveRecord(4, 2, 0),
       ReserveRecord(5, 0, 0),
       ReserveRecord(6, 0, 0),
       ReserveRecord(7, 0, 0),
-  }));
-  ASSERT_TRUE(d.ok()) << d.error;
-  const Program& p = d.program;
-  EXPECT_EQ(p.format, Format::kReserve);
-  EXPECT_EQ(p.num_qps, kReserveQps);
-  ASSERT_EQ(p.ops.size(), 8u);
-  EXPECT_EQ(DescribeOp(p.format, p.ops[0]), "reserve(last=-7)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[1]), "release_owned(k=200)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[2]), "release_index(idx=-2)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[3]), "qp_setup(qp#1)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[4]), "qp_clear(qp#0)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[5]), "fill()");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[6]), "release_all()");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[7]), "run_work()");
+  });
+  ExpectOps(b, {"reserve(last=-7)", "release_owned(k=200)", "release_index(idx=-2)",
+                "qp_setup(qp#1)", "qp_clear(qp#0)", "fill()", "release_all()", "run_work()"});
+  EXPECT_EQ(DecodeBytes(b).program.num_qps, kReserveQps);
 }
 
 TEST(ReserveFormat, UndefinedOpcodesHighNibbleAndPartialRecord) {
@@ -117,26 +117,13 @@ TEST(ReserveFormat, CappedAtMaxOps) {
 TEST(FlowFormat, HeaderAndEveryOp) {
   Bytes b = {'F', 1, 10, 0x34, 0x12};  // 10 % 8 + 1 = 3 QPs, seed 0x1234
   for (int op = 0; op < kFlowOpCount; ++op) Append(&b, {op, 7, 5, 9});
-  DecodeResult d = DecodeBytes(b);
-  ASSERT_TRUE(d.ok()) << d.error;
-  const Program& p = d.program;
+  ExpectOps(b, {"setup_hw_flow(qp#1)", "clear_hw_flow(qp#1)", "flush_wait(qp#1)", "rarr_wait(qp#1)",
+                "rarr_grant(qp#1)", "rarr_release(qp#1)", "set_wants_flow(qp#1, true)",
+                "resync(qp#1, choice=5, b=9)", "clear_resync(qp#1)", "run_work()", "run_all_work()",
+                "reserve(last=-10)", "release_owned(k=5)"});
+  const Program p = DecodeBytes(b).program;
   EXPECT_EQ(p.num_qps, 3);
   EXPECT_EQ(p.seed, 0x1234u);
-  ASSERT_EQ(p.ops.size(), static_cast<size_t>(kFlowOpCount));
-  const char* want[kFlowOpCount] = {"setup_hw_flow(qp#1)",
-                                    "clear_hw_flow(qp#1)",
-                                    "flush_wait(qp#1)",
-                                    "rarr_wait(qp#1)",
-                                    "rarr_grant(qp#1)",
-                                    "rarr_release(qp#1)",
-                                    "set_wants_flow(qp#1, true)",
-                                    "resync(qp#1, choice=5, b=9)",
-                                    "clear_resync(qp#1)",
-                                    "run_work()",
-                                    "run_all_work()",
-                                    "reserve(last=-10)",
-                                    "release_owned(k=5)"};
-  for (int i = 0; i < kFlowOpCount; ++i) EXPECT_EQ(DescribeOp(p.format, p.ops[i]), want[i]);
   EXPECT_THAT(DescribeProgram(p), HasSubstr("flow_fuzz v1, 3 QPs, seed 4660, 13 op(s)"));
 }
 
@@ -154,17 +141,11 @@ TEST(PureFormat, EveryOp) {
   rec(3, 0x04, 10, 0xFF);   // dequeue = enqueue + 1
   rec(4, 0, 0xFFFFFFFF, 0);
   rec(5, 0x80 | 7, 0, 0);  // word ~(1 << 7)
-  DecodeResult d = DecodeBytes(b);
-  ASSERT_TRUE(d.ok());
-  const Program& p = d.program;
-  ASSERT_EQ(p.ops.size(), 7u);
-  EXPECT_EQ(DescribeOp(p.format, p.ops[0]), "generation(0xffffe)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[1]), "register(gen=0x23456, flow=1)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[2]), "reserve_on_mask(mask=0xffffffff, last=33)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[3]), "reserve_on_mask(mask=0xffffffdf, last=0)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[4]), "position_in_queue(tid_enqueue=10, dequeue=11)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[5]), "mask_psn(0xffffffff)");
-  EXPECT_EQ(DescribeOp(p.format, p.ops[6]), "bitops(word=0xffffffffffffff7f, nr=7)");
+  ExpectOps(
+      b, {"generation(0xffffe)", "register(gen=0x23456, flow=1)",
+          "reserve_on_mask(mask=0xffffffff, last=33)", "reserve_on_mask(mask=0xffffffdf, last=0)",
+          "position_in_queue(tid_enqueue=10, dequeue=11)", "mask_psn(0xffffffff)",
+          "bitops(word=0xffffffffffffff7f, nr=7)"});
 }
 
 TEST(Header, UnusableInputsSaySoClearly) {
@@ -202,6 +183,54 @@ TEST(DecodeAs, OnlyItsOwnFormat) {
   EXPECT_FALSE(DecodeAs(Format::kPure, r.data(), r.size(), &p));
   const Bytes v2 = {'R', 2};
   EXPECT_FALSE(DecodeAs(Format::kReserve, v2.data(), v2.size(), &p));
+}
+
+// The decoder table decides: DecodeAs and Decode accept exactly the
+// (format, version) pairs that have an entry, the latest and every older one.
+TEST(FormatTable, DecodersAcceptExactlyTheTablesVersions) {
+  for (Format f : {Format::kReserve, Format::kFlow, Format::kPure}) {
+    const uint8_t latest = LatestVersion(f);
+    ASSERT_NE(FindCodec(static_cast<uint8_t>(f), latest), nullptr) << TargetName(f);
+    for (int v = 0; v < 256; ++v) {
+      const FormatCodec* c = FindCodec(static_cast<uint8_t>(f), static_cast<uint8_t>(v));
+      Bytes b(16, 0);  // longer than any header
+      b[0] = static_cast<uint8_t>(f);
+      b[1] = static_cast<uint8_t>(v);
+      Program p;
+      EXPECT_EQ(DecodeAs(f, b.data(), b.size(), &p), c != nullptr) << TargetName(f) << " v" << v;
+      const DecodeResult d = DecodeBytes(b);
+      EXPECT_EQ(d.ok(), c != nullptr) << TargetName(f) << " v" << v << ": " << d.error;
+      if (c == nullptr) continue;
+      EXPECT_LE(v, latest);
+      EXPECT_EQ(d.program.version, v);
+      EXPECT_EQ(c->format, f);
+    }
+  }
+  EXPECT_EQ(FindCodec('R', 0), nullptr);  // version 0 never existed
+  EXPECT_EQ(FindCodec('X', 1), nullptr);
+  EXPECT_EQ(MaxUsefulInputBytes(), 2 + kMaxOps * 10);  // 'P': the largest records
+}
+
+// A reader that stops at MaxUsefulInputBytes() decodes the same program as
+// one that read everything, counts included.
+TEST(DecodePrefix, ThePrefixAReaderNeedsGivesTheWholeProgram) {
+  for (const Bytes& head : {Bytes{'R', 1}, Bytes{'F', 1, 3, 0, 0}, Bytes{'P', 1}}) {
+    Bytes b = head;
+    for (int i = 0; i < 6000; ++i) b.push_back(static_cast<uint8_t>(i * 7));
+    const DecodeResult whole = DecodeBytes(b);
+    const DecodeResult prefix = DecodePrefix(b.data(), MaxUsefulInputBytes(), b.size());
+    ASSERT_TRUE(whole.ok() && prefix.ok());
+    EXPECT_GT(whole.program.capped_records, 0u);
+    EXPECT_EQ(prefix.program.ops, whole.program.ops);
+    EXPECT_EQ(prefix.program.capped_records, whole.program.capped_records);
+    EXPECT_EQ(prefix.program.trailing_bytes, whole.program.trailing_bytes);
+    EXPECT_EQ(prefix.program.unknown_skipped, whole.program.unknown_skipped);
+  }
+}
+
+TEST(DecodePrefixDeathTest, ReadingLessThanTheDecoderNeedsIsACallerBug) {
+  const Bytes b(100, 'R');
+  EXPECT_DEATH(DecodePrefix(b.data(), 10, 100000), "fewer than the decoder needs");
 }
 
 TEST(TargetNames, RoundTrip) {

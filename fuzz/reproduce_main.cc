@@ -8,37 +8,42 @@
 // ops one per line, replays them with a trace (each call, both results, the
 // flow_mask before -> after), and on failure the failing step, the oracle
 // differences or invariant violations and the bitmap before and after.
-// The output is a function of the file's bytes and the flags only.
+// The output is a function of the file's bytes and the flags only. It reads
+// at most MaxUsefulInputBytes() of the file: what lies beyond, the decoder
+// would ignore anyway (it is counted, not read).
 //
 // Exit status: 1 the failure reproduced; 0 the input passes (said so);
-// 2 the input is unusable (missing, empty, truncated, foreign, unknown
-// version; the message says which) or the flags are wrong.
+// 2 the input is unusable (missing, empty, truncated, foreign, no decoder
+// for its version; the message says which) or the flags are wrong
+// (--emit_gtest naming the input itself included); 4 the GoogleTest file
+// could not be written. (tools/reproduce.sh adds 3: it could not build this.)
+// Errors go to stderr, the listing and the trace to stdout.
 //
 // --strict         upstream divergences ([R-1], [R-3], [R-7]) fail too, as
 //                  with FLOWCHECK_FUZZ_STRICT=1 in the fuzz targets.
-// --emit_gtest=P   also writes P: a self-contained GoogleTest source that
-//                  decodes the same bytes and expects success, so it fails
-//                  while the bug is there (docs/fuzz.md says how to build it).
+// --emit_gtest=P   also writes P, atomically: a self-contained GoogleTest
+//                  source that decodes the same bytes and expects success, so
+//                  it fails while the bug is there (fuzz/gtest_source.h).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "common/atomic_file.h"
 #include "fuzz/executor.h"
+#include "fuzz/gtest_source.h"
 #include "fuzz/input_format.h"
 
 namespace flowcheck {
 namespace fuzz {
 namespace {
 
-constexpr int kReproduced = 1, kPasses = 0, kUnusable = 2;
+constexpr int kReproduced = 1, kPasses = 0, kUnusable = 2, kCannotWrite = 4;
 
 struct Flags {
   std::string target, emit_gtest, file;
@@ -46,14 +51,22 @@ struct Flags {
 };
 
 int Usage(const std::string& why) {
-  std::printf(
-      "reproduce: %s\nusage: reproduce [--target=NAME] [--strict] "
-      "[--emit_gtest=PATH] FILE\n",
-      why.c_str());
+  std::fprintf(stderr,
+               "reproduce: %s\nusage: reproduce [--target=NAME] [--strict] "
+               "[--emit_gtest=PATH] FILE\n",
+               why.c_str());
   return kUnusable;
 }
 
-bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* error) {
+int Unusable(const std::string& why) {
+  std::fprintf(stderr, "reproduce: %s\n", why.c_str());
+  return kUnusable;
+}
+
+// Reads the first min(size, MaxUsefulInputBytes()) bytes of a regular file;
+// *size is the file's size.
+bool ReadInput(const std::string& path, std::vector<uint8_t>* out, uint64_t* size,
+               std::string* error) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
     *error = absl::StrFormat("cannot read %s: %s", path, std::strerror(errno));
@@ -63,20 +76,29 @@ bool ReadFile(const std::string& path, std::vector<uint8_t>* out, std::string* e
     *error = absl::StrFormat("%s is not a regular file", path);
     return false;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
     *error = absl::StrFormat("cannot read %s: %s", path, std::strerror(errno));
     return false;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    *error = absl::StrFormat("cannot read %s (a directory?)", path);
+  *size = static_cast<uint64_t>(st.st_size);
+  out->resize(std::min<uint64_t>(*size, MaxUsefulInputBytes()));
+  const size_t got = std::fread(out->data(), 1, out->size(), f);
+  const int err = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (got != out->size()) {  // the file shrank, or a read error
+    *error = absl::StrFormat("cannot read %s: %s", path,
+                             err != 0 ? std::strerror(err) : "it is shorter than its size");
     return false;
   }
-  const std::string s = ss.str();
-  out->assign(s.begin(), s.end());
   return true;
+}
+
+// True if `a` and `b` name one existing file (through links too).
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
 }
 
 std::string Basename(const std::string& path) {
@@ -84,66 +106,37 @@ std::string Basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// "crash-3f2a9c" -> "Crash3f2a9c": a valid, stable test name.
-std::string TestName(const std::string& file) {
-  std::string name;
-  bool upper = true;
-  for (char c : Basename(file)) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-      name += upper && c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
-      upper = false;
-    } else {
-      upper = true;
-    }
+void PrintStep(const Program& p, const StepRecord& s) {
+  std::string line = absl::StrFormat("  #%-3u %s%s", s.op_index,
+                                     s.sub ? absl::StrFormat("[%d] ", s.sub + 1) : "", s.call);
+  if (s.called)
+    line += absl::StrFormat(" -> model %d, %s %d", s.model_ret,
+                            p.format == Format::kPure ? "reference" : "oracle", s.oracle_ret);
+  if (p.format != Format::kPure || s.mask_before != 0 || s.mask_after != 0) {
+    line += absl::StrFormat("   flow_mask 0x%08x -> 0x%08x", s.mask_before, s.mask_after);
   }
-  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) name = "Input" + name;
-  return name;
-}
-
-std::string GtestSource(const Flags& flags, const std::vector<uint8_t>& bytes,
-                        const std::string& summary) {
-  std::string s = absl::StrFormat(
-      "// Generated by `tools/reproduce.sh%s --emit_gtest=...` from %s.\n"
-      "// It reproduced: %s\n"
-      "// A cc_test with deps \"//fuzz:executor\", \"//fuzz:input_format\" and\n"
-      "// \"@com_google_googletest//:gtest_main\" (testonly) builds it; it fails\n"
-      "// until the bug is fixed, without libFuzzer. See docs/fuzz.md.\n",
-      flags.strict ? " --strict" : "", Basename(flags.file), summary);
-  s += "#include <cstdint>\n\n"
-       "#include \"fuzz/executor.h\"\n"
-       "#include \"fuzz/input_format.h\"\n"
-       "#include \"gtest/gtest.h\"\n\n"
-       "namespace {\n\n"
-       "constexpr uint8_t kInput[] = {";
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    s += absl::StrFormat("%s0x%02x,", i % 12 == 0 ? "\n    " : " ", bytes[i]);
-  }
-  s += absl::StrFormat(
-      "\n};\n\n"
-      "TEST(FlowcheckReproduce, %s) {\n"
-      "  const flowcheck::fuzz::DecodeResult d = flowcheck::fuzz::Decode(kInput, sizeof(kInput));\n"
-      "  ASSERT_TRUE(d.ok()) << d.error;\n"
-      "  flowcheck::fuzz::ExecOptions options;\n"
-      "  options.strict = %s;\n"
-      "  const flowcheck::fuzz::ExecResult r = flowcheck::fuzz::Execute(d.program, options);\n"
-      "  EXPECT_TRUE(r.ok) << flowcheck::fuzz::FailureReport(d.program, r.failure);\n"
-      "}\n\n"
-      "}  // namespace\n",
-      TestName(flags.file), flags.strict ? "true" : "false");
-  return s;
+  std::printf("%s\n", line.c_str());
+  for (const std::string& v : s.new_divergences) std::printf("        found: %s\n", v.c_str());
+  std::fflush(stdout);
 }
 
 int Run(const Flags& flags) {
-  std::vector<uint8_t> bytes;
-  std::string error;
-  if (!ReadFile(flags.file, &bytes, &error)) return Usage(error);
-  std::printf("reproduce: %s (%zu bytes)%s\n", flags.file.c_str(), bytes.size(),
-              flags.strict ? ", strict: upstream divergences fail" : "");
-  const DecodeResult d = Decode(bytes.data(), bytes.size());
-  if (!d.ok()) {
-    std::printf("reproduce: %s\n", d.error.c_str());
-    return kUnusable;
+  if (!flags.emit_gtest.empty() &&
+      (flags.emit_gtest == flags.file || SameFile(flags.emit_gtest, flags.file))) {
+    return Usage(
+        absl::StrFormat("--emit_gtest=%s is the input file itself; refusing to overwrite "
+                        "it (name another path for the GoogleTest source)",
+                        flags.emit_gtest));
   }
+  std::vector<uint8_t> bytes;
+  uint64_t size = 0;
+  std::string error;
+  if (!ReadInput(flags.file, &bytes, &size, &error)) return Unusable(error);
+  std::printf("reproduce: %s (%llu bytes)%s\n", flags.file.c_str(),
+              static_cast<unsigned long long>(size),
+              flags.strict ? ", strict: upstream divergences fail" : "");
+  const DecodeResult d = DecodePrefix(bytes.data(), bytes.size(), size);
+  if (!d.ok()) return Unusable(d.error);
   const Program& p = d.program;
   if (!flags.target.empty()) {
     Format wanted;
@@ -151,9 +144,9 @@ int Run(const Flags& flags) {
       return Usage("unknown --target " + flags.target + " (reserve_fuzz, flow_fuzz or pure_fuzz)");
     }
     if (wanted != p.format) {
-      std::printf("reproduce: the file is a %s input (header '%c'), not %s\n", TargetName(p.format),
-                  static_cast<char>(p.format), TargetName(wanted));
-      return kUnusable;
+      return Unusable(absl::StrFormat("the file is a %s input (header '%c'), not %s",
+                                      TargetName(p.format), static_cast<char>(p.format),
+                                      TargetName(wanted)));
     }
   }
   std::printf("input: %s\n", DescribeProgram(p).c_str());
@@ -165,25 +158,13 @@ int Run(const Flags& flags) {
   std::fflush(stdout);  // a crash in the model (ASan, lockcheck) keeps what came before
   ExecOptions options;
   options.strict = flags.strict;
-  options.on_step = [&p](const StepRecord& s) {
-    std::string line = absl::StrFormat("  #%-3u %s%s", s.op_index,
-                                       s.sub ? absl::StrFormat("[%d] ", s.sub + 1) : "", s.call);
-    if (s.called)
-      line += absl::StrFormat(" -> model %d, %s %d", s.model_ret,
-                              p.format == Format::kPure ? "reference" : "oracle", s.oracle_ret);
-    if (p.format != Format::kPure || s.mask_before != 0 || s.mask_after != 0) {
-      line += absl::StrFormat("   flow_mask 0x%08x -> 0x%08x", s.mask_before, s.mask_after);
-    }
-    std::printf("%s\n", line.c_str());
-    for (const std::string& v : s.new_divergences) std::printf("        found: %s\n", v.c_str());
-    std::fflush(stdout);
-  };
+  options.on_step = [&p](const StepRecord& s) { PrintStep(p, s); };
   const ExecResult r = Execute(p, options);
-  std::string summary;
+  GtestCase gtest{Basename(flags.file), flags.strict, bytes, size, "nothing (the input passed)"};
   if (!r.ok) {
     const std::string report = FailureReport(p, r.failure);
     std::printf("\n%s", report.c_str());
-    summary = report.substr(0, report.find('\n'));
+    gtest.outcome = report.substr(0, report.find('\n'));
     std::printf("\nresult: REPRODUCED at op #%zu after %zu call(s) (exit %d)\n", r.failure.op_index,
                 r.calls, kReproduced);
   } else {
@@ -197,17 +178,16 @@ int Run(const Flags& flags) {
           "--strict makes them failures\n",
           r.divergent_steps);
     }
-    summary = "nothing (the input passed)";
   }
   if (!flags.emit_gtest.empty()) {
-    std::ofstream out(flags.emit_gtest, std::ios::binary | std::ios::trunc);
-    out << GtestSource(flags, bytes, summary);
-    if (!out) {
-      std::printf("reproduce: cannot write %s\n", flags.emit_gtest.c_str());
-      return kUnusable;
+    std::fflush(stdout);
+    const std::string werr = WriteFileAtomically(flags.emit_gtest, GtestSource(gtest));
+    if (!werr.empty()) {
+      std::fprintf(stderr, "reproduce: %s\n", werr.c_str());
+      return kCannotWrite;
     }
     std::printf("wrote the GoogleTest case %s (test FlowcheckReproduce.%s)\n",
-                flags.emit_gtest.c_str(), TestName(flags.file).c_str());
+                flags.emit_gtest.c_str(), GtestName(gtest.input_name).c_str());
   }
   return r.ok ? kPasses : kReproduced;
 }
@@ -217,6 +197,7 @@ int Run(const Flags& flags) {
 }  // namespace flowcheck
 
 int main(int argc, char** argv) {
+  using flowcheck::ResolveUserPath;
   using flowcheck::fuzz::Flags;
   Flags flags;
   for (int i = 1; i < argc; ++i) {
@@ -224,13 +205,14 @@ int main(int argc, char** argv) {
     if (a.rfind("--target=", 0) == 0) {
       flags.target = a.substr(9);
     } else if (a.rfind("--emit_gtest=", 0) == 0) {
-      flags.emit_gtest = a.substr(13);
+      flags.emit_gtest = ResolveUserPath(a.substr(13));
+      if (a.size() == 13) return flowcheck::fuzz::Usage("--emit_gtest= needs a path");
     } else if (a == "--strict") {
       flags.strict = true;
     } else if (a.rfind("-", 0) == 0 && a != "-") {
       return flowcheck::fuzz::Usage("unknown flag " + a);
     } else if (flags.file.empty()) {
-      flags.file = a;
+      flags.file = ResolveUserPath(a);
     } else {
       return flowcheck::fuzz::Usage("more than one input file");
     }

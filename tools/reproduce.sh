@@ -9,7 +9,10 @@
 # memory error in the model is reported as such) and runs it on FILE: the
 # decoded ops one per line, a trace of every call, and on failure the failing
 # step, the oracle differences or violated invariants, and the flow_mask
-# before and after. Exit 1 reproduced, 0 the input passes, 2 unusable input.
+# before and after.
+# Exit 1 reproduced, 0 the input passes, 2 unusable input (or flags, or
+# --emit_gtest naming FILE itself), 3 //fuzz:reproduce could not be built,
+# 4 the GoogleTest file could not be written. Errors go to stderr.
 # --strict: upstream divergences fail too (crash files of a campaign run with
 # FLOWCHECK_FUZZ_STRICT=1). --emit_gtest=PATH: also write a GoogleTest case.
 # Relative paths are taken from the directory you run it in.
@@ -23,7 +26,7 @@ for a in "$@"; do
   case "$a" in
     --config=*) config=("$a") ;;
     --emit_gtest=/*) args+=("$a") ;;
-    --emit_gtest=*) args+=("--emit_gtest=$here/${a#--emit_gtest=}") ;;
+    --emit_gtest=?*) args+=("--emit_gtest=$here/${a#--emit_gtest=}") ;;
     -*) args+=("$a") ;;
     /*) args+=("$a") ;;
     *) args+=("$here/$a") ;;
@@ -35,8 +38,12 @@ trap 'rm -f "$log"' EXIT
 if ! bazel build "${config[@]}" --ui_event_filters=-info,-stdout --noshow_progress \
     //fuzz:reproduce 2>"$log"; then
   cat "$log" >&2
-  echo "reproduce.sh: building //fuzz:reproduce failed" >&2
-  exit 2
+  echo "reproduce.sh: building //fuzz:reproduce failed (exit 3; the input was not read)" >&2
+  exit 3
 fi
-bin=$(bazel info "${config[@]}" bazel-bin 2>/dev/null)/fuzz/reproduce
-"$bin" "${args[@]}"
+if ! bin_dir=$(bazel info "${config[@]}" bazel-bin 2>"$log"); then
+  cat "$log" >&2
+  echo "reproduce.sh: bazel info bazel-bin failed (exit 3; the input was not read)" >&2
+  exit 3
+fi
+exec "$bin_dir/fuzz/reproduce" "${args[@]}"
