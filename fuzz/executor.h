@@ -19,8 +19,8 @@
 // in the current state are mapped deterministically to what such a caller
 // does instead (docs/fuzz-format.md lists the rules), so every input is
 // legal. Pure programs call core's pure functions and compare each result
-// with the oracle's formulas (FlowOracle::NextGeneration, RegisterValue, ...)
-// and with the spec's properties.
+// with the reference formulas (core/reference.h: NextGeneration,
+// RegisterValue, ...) and with the spec's properties.
 //
 // Upstream divergences (CheckInvariants' kUpstreamDivergence: the KERNEL's
 // own hazards, [R-3], [R-7]) are not failures by default: they are
