@@ -27,7 +27,7 @@ absl::InlinedVector<rvt_qp*, 16> OwnQps(const hfi1_ctxtdata& rcd,
     if (qp->priv->rcd == &rcd) {
       own.push_back(qp);
     } else {
-      c->Add("ARG", Severity::kViolation,
+      c->Add(Invariant::kArg, Severity::kViolation,
              "qp %u is mapped to context %u, not %u: not checked", qp->qp_num,
              qp->priv->rcd->ctxt, rcd.ctxt);
     }

@@ -44,10 +44,52 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/types/span.h"
+#include "core/check_id.h"
 #include "core/hfi1.h"
 #include "core/qp.h"
+#include "core/reference.h"
 
 namespace flowcheck {
+
+// What CheckInvariants and CheckFlowBitmap report, one id each: the spec's
+// F1-F6 and W1-W6 names, and ARG. Only these two checkers report them; the
+// stress driver's own checks and the reference properties have their own
+// ids (core/check_id.h says why). docs/core.md lists this table
+// (//core:check_ids_doc_test keeps the two equal).
+enum class Invariant { kF1, kF2, kF3, kF4, kF5, kF6, kW1, kW2, kW3, kW4, kW5, kW6, kArg, kCount };
+inline constexpr CheckId<Invariant> kInvariantIds[] = {
+    {Invariant::kF1, "F1",
+     "flow_mask agrees with the owners: each reserved flow owned exactly once (by a QP or the "
+     "harness), no free flow claimed, no bit above 31, every flow_state.index a flow or 32"},
+    {Invariant::kF2, "F2",
+     "an owner's generation is its flow's, is not RESERVED, and the flow's register holds the "
+     "active value for it"},
+    {Invariant::kF3, "F3",
+     "a free flow's register holds the released value (RESERVED, header suppression off)"},
+    {Invariant::kF4, "F4",
+     "each release moved the flow's generation to next(old); no RESERVED generation after a "
+     "release, none wider than 20 bits"},
+    {Invariant::kF5, "F5", "an owner's flow_state.psn is at most 2047"},
+    {Invariant::kF6, "F6",
+     "a QP without a flow has psn 0 and generation RESERVED or the one a RESYNC saved"},
+    {Invariant::kW1, "W1",
+     "each tid_wait node is on at most one queue, once, linked both ways; no stray node, no "
+     "cycle"},
+    {Invariant::kW2, "W2", "a queued QP has HFI1_S_WAIT_TID_SPACE set (checked at rest only)"},
+    {Invariant::kW3, "W3",
+     "refcount = base + queued + trigger_work pending (a lower bound while threads run)"},
+    {Invariant::kW4, "W4",
+     "no QP on flow_queue owns a flow; no grant went past the head of a non-empty flow_queue"},
+    {Invariant::kW5, "W5",
+     "enqueue - dequeue = queue length, but for the recorded [R-1] mischarges"},
+    {Invariant::kW6, "W6",
+     "tid_enqueue strictly increasing along a queue (mod 2^32), never ahead of the queue's "
+     "counter"},
+    {Invariant::kArg, "ARG", "a QP of another context was passed to the checker (a caller error)"},
+};
+static_assert(WellFormedIdTable(kInvariantIds), "one row per Invariant, distinct token ids");
+// The pure fuzz target reports the reference properties next to these.
+static_assert(DisjointIds(kInvariantIds, reference::kPropertyIds), "an id names one check");
 
 enum class Severity {
   kViolation,           // the kernel keeps this rule: a bug
@@ -57,7 +99,7 @@ enum class Severity {
 const char* SeverityName(Severity s);  // "violation", "upstream divergence"
 
 struct InvariantViolation {
-  std::string id;      // "F1".."F6", "W1".."W6"; "ARG" for a caller error
+  std::string id;      // a kInvariantIds id: "F1".."F6", "W1".."W6", "ARG"
   Severity severity;
   std::string detail;  // names the flows and QPs involved
   // "F1 violation: flow 3 is owned by qp 1 and qp 2"

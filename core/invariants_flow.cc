@@ -1,26 +1,23 @@
 // core/invariants_flow.cc: F1-F6 (spec 9.1), hardware flows and generations.
-// The expected register values and the generation arithmetic are written out
-// here from the spec, not taken from the model, so the two can disagree.
+// The expected register values and the generation arithmetic come from the
+// reference formulas (core/reference.h), not from the model, so the two can
+// disagree.
 #include <type_traits>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_format.h"
 #include "core/invariants_internal.h"
+#include "core/reference.h"
 #include "lockcheck/lockdep.h"
 
 namespace flowcheck {
 namespace internal {
 namespace {
 
-constexpr int kFlows = 32;
-constexpr u32 kReserved = 0xFFFFF;
-// Spec 4.4: an active flow's register is 0x6F00000000 | gen << 11, a released
-// one (RESERVED, no header suppression) is 0x6D7FFFF800.
-constexpr u64 kActiveBits = 0x6F00000000ull;
-constexpr u64 kReservedBits = 0x6D00000000ull;
-u64 RegisterFor(u32 gen) {
-  return (gen == kReserved ? kReservedBits : kActiveBits) | (static_cast<u64>(gen) << 11);
-}
+using reference::RegisterValue;
+constexpr int kFlows = reference::kNumFlows;
+constexpr u32 kReserved = reference::kReservedGeneration;
+constexpr u32 kNoFlow = reference::kNoFlow;  // flow_state.index of a QP without a flow
 
 // The per-flow conditions F3 and F4 report on. CheckFlows evaluates them
 // twice - for all 32 flows to pick the flows worth a look, then in the
@@ -28,11 +25,11 @@ u64 RegisterFor(u32 gen) {
 using FlowClearRecord = std::remove_reference_t<decltype(hfi1_flow_audit::clear[0])>;
 // F3: a free flow whose register is not the released value.
 bool FreeRegisterWrong(bool reserved, u64 reg) {
-  return !reserved && reg != RegisterFor(kReserved);
+  return !reserved && reg != RegisterValue(kReserved);
 }
 // F4: the last release did not move the generation to next(old).
 bool ReleaseWrong(const FlowClearRecord& clr) {
-  return clr.clears > 0 && clr.new_gen != ExpectedNextGeneration(clr.old_gen);
+  return clr.clears > 0 && clr.new_gen != reference::NextGeneration(clr.old_gen);
 }
 // F4: RESERVED or wider than 20 bits; what it means depends on the owners.
 bool GenerationSuspect(u32 gen) { return gen >= kReserved; }
@@ -86,8 +83,8 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
     const tid_flow_state& fs = qp->priv->flow_state;
     QpFlow q{qp, fs.index, fs.generation, fs.psn, qp->priv->model_resync_saved_gen};
     all.push_back(q);
-    if (q.index > kFlows) {
-      c->Add("F1", Severity::kViolation,
+    if (q.index > kNoFlow) {
+      c->Add(Invariant::kF1, Severity::kViolation,
              "qp %u: flow_state.index %u is neither a flow (0..31) nor 32 (none)",
              qp->qp_num, q.index);
     }
@@ -118,7 +115,7 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
 
   // F1: bitmap <-> owners.
   if ((mask >> kFlows) != 0) {
-    c->Add("F1", Severity::kViolation, "flow_mask 0x%x has bits above 31 set", mask);
+    c->Add(Invariant::kF1, Severity::kViolation, "flow_mask 0x%x has bits above 31 set", mask);
   }
   for (; f1 != 0; f1 &= f1 - 1) {
     const int i = __builtin_ctzll(f1);
@@ -126,7 +123,7 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
     const bool by_harness = ((harness >> i) & 1) != 0;
     const size_t claims = owners.count(i) + (by_harness ? 1 : 0);
     if (reserved && claims == 0) {
-      c->Add("F1", Severity::kViolation,
+      c->Add(Invariant::kF1, Severity::kViolation,
              "flow %d is reserved in flow_mask but no QP owns it (leaked)", i);
     } else if (claims > 1) {
       std::string who;
@@ -136,17 +133,17 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
         });
         if (by_harness) who += ", the harness";
       }
-      c->Add("F1", Severity::kViolation, "flow %d is owned %u times: %s (handed out twice)", i,
+      c->Add(Invariant::kF1, Severity::kViolation, "flow %d is owned %u times: %s (handed out twice)", i,
              claims, who);
     }
     if (!reserved) {
       owners.ForEach(i, [c, i](const QpFlow& q) {
-        c->Add("F1", Severity::kViolation,
+        c->Add(Invariant::kF1, Severity::kViolation,
                "flow %d is free in flow_mask but qp %u's flow_state.index says it owns it", i,
                q.qp->qp_num);
       });
       if (by_harness) {
-        c->Add("F1", Severity::kViolation,
+        c->Add(Invariant::kF1, Severity::kViolation,
                "flow %d is free in flow_mask but the harness says it reserved it", i);
       }
     }
@@ -172,45 +169,45 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
     // F2: an owner's generation matches the flow's and the register.
     owners.ForEach(i, [&](const QpFlow& q) {
       if (q.generation != flow_gen) {
-        c->Add("F2", Severity::kViolation,
+        c->Add(Invariant::kF2, Severity::kViolation,
                "qp %u owns flow %d with generation 0x%x but the flow's is 0x%x", q.qp->qp_num, i,
                q.generation, flow_gen);
       }
       if (q.generation == kReserved) {
-        c->Add("F2", Severity::kUpstreamDivergence,
+        c->Add(Invariant::kF2, Severity::kUpstreamDivergence,
                "[R-7]/[R-3] qp %u owns flow %d with the RESERVED generation 0xfffff: header "
                "suppression is off and flow_state.generation reads as \"none\"",
                q.qp->qp_num, i);
       }
-      if (reg != RegisterFor(q.generation)) {
-        c->Add("F2", Severity::kViolation,
+      if (reg != RegisterValue(q.generation)) {
+        c->Add(Invariant::kF2, Severity::kViolation,
                "flow %d (owned by qp %u, generation 0x%x): register 0x%x, expected 0x%x", i,
-               q.qp->qp_num, q.generation, reg, RegisterFor(q.generation));
+               q.qp->qp_num, q.generation, reg, RegisterValue(q.generation));
       }
     });
     // F3: a free flow's register is released (RESERVED, no suppression).
     if (FreeRegisterWrong(reserved, reg)) {
-      c->Add("F3", Severity::kViolation, "free flow %d: register 0x%x, expected 0x%x", i, reg,
-             RegisterFor(kReserved));
+      c->Add(Invariant::kF3, Severity::kViolation, "free flow %d: register 0x%x, expected 0x%x", i, reg,
+             RegisterValue(kReserved));
     }
     // F4: every release advanced the generation to next(old), never RESERVED.
     if (ReleaseWrong(clr)) {
-      c->Add("F4", Severity::kViolation,
+      c->Add(Invariant::kF4, Severity::kViolation,
              "flow %d: release #%u moved the generation 0x%x -> 0x%x, expected 0x%x", i,
-             clr.clears, clr.old_gen, clr.new_gen, ExpectedNextGeneration(clr.old_gen));
+             clr.clears, clr.old_gen, clr.new_gen, reference::NextGeneration(clr.old_gen));
     }
     if (GenerationSuspect(flow_gen)) {
       if (flow_gen > kReserved) {
-        c->Add("F4", Severity::kViolation, "flow %d: generation 0x%x is wider than 20 bits", i,
+        c->Add(Invariant::kF4, Severity::kViolation, "flow %d: generation 0x%x is wider than 20 bits", i,
                flow_gen);
       } else if (owners.count(i) == 0) {  // RESERVED, and no owner to explain it
         if (clr.clears == 0) {
-          c->Add("F4", Severity::kUpstreamDivergence,
+          c->Add(Invariant::kF4, Severity::kUpstreamDivergence,
                  "[R-7] flow %d starts with the RESERVED generation 0xfffff "
                  "(hfi1_kern_init_ctxt_generations does not filter its random value)",
                  i);
         } else {
-          c->Add("F4", Severity::kViolation,
+          c->Add(Invariant::kF4, Severity::kViolation,
                  "flow %d: generation is RESERVED after %u release(s); next() never yields it",
                  i, clr.clears);
         }
@@ -222,24 +219,24 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   for (uint64_t f5 = owned; f5 != 0; f5 &= f5 - 1) {
     const int i = __builtin_ctzll(f5);
     owners.ForEach(i, [c, i](const QpFlow& q) {
-      if (q.psn > 2047) {
-        c->Add("F5", Severity::kViolation, "qp %u (flow %d): flow_state.psn %u > 2047",
+      if (q.psn > reference::kMaxFlowPsn) {
+        c->Add(Invariant::kF5, Severity::kViolation, "qp %u (flow %d): flow_state.psn %u > 2047",
                q.qp->qp_num, i, q.psn);
       }
     });
   }
   for (const QpFlow& q : all) {
-    if (q.index != kFlows) continue;  // the QPs that own no flow, in QP order
+    if (q.index != kNoFlow) continue;  // the QPs that own no flow, in QP order
     if (q.psn != 0) {
-      c->Add("F6", Severity::kViolation, "qp %u owns no flow but flow_state.psn is %u",
+      c->Add(Invariant::kF6, Severity::kViolation, "qp %u owns no flow but flow_state.psn is %u",
              q.qp->qp_num, q.psn);
     }
     if (q.generation > kReserved) {
-      c->Add("F6", Severity::kViolation,
+      c->Add(Invariant::kF6, Severity::kViolation,
              "qp %u owns no flow and its saved generation 0x%x is wider than 20 bits",
              q.qp->qp_num, q.generation);
     } else if (q.generation != kReserved && q.generation != q.resync_saved) {
-      c->Add("F6", Severity::kViolation,
+      c->Add(Invariant::kF6, Severity::kViolation,
              "qp %u owns no flow but keeps generation 0x%x, which no RESYNC saved",
              q.qp->qp_num, q.generation);
     }

@@ -23,11 +23,12 @@ class Collector {
  public:
   explicit Collector(std::vector<InvariantViolation>* out) : out_(out) {}
   template <typename... Args>
-  void Add(const char* id, Severity s, const absl::FormatSpec<Args...>& fmt,
+  void Add(Invariant id, Severity s, const absl::FormatSpec<Args...>& fmt,
            const Args&... args) {
     (s == Severity::kViolation ? verdict_.violation : verdict_.upstream_divergence) = true;
     if (out_ != nullptr) {
-      out_->push_back(InvariantViolation{id, s, absl::StrFormat(fmt, args...)});
+      out_->push_back(
+          InvariantViolation{IdOf(kInvariantIds, id), s, absl::StrFormat(fmt, args...)});
     }
   }
   // Whether reports are formatted: a check may skip building a description
@@ -49,12 +50,6 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
 void CheckWaitQueues(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
                      const CheckOptions& options, Collector* c)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);
-
-// The checker's own generation arithmetic (independent of the model's).
-inline u32 ExpectedNextGeneration(u32 g) {
-  u32 n = (g + 1) & 0xFFFFFu;
-  return n == 0xFFFFFu ? 0 : n;
-}
 
 }  // namespace internal
 }  // namespace flowcheck

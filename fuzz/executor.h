@@ -16,7 +16,8 @@
 // is checked once after its last call). A failing program is re-run with a
 // trace, which checks after every call, so the report names the first
 // failing call either way. Pure programs call core's pure functions and
-// compare each result with the oracle's formulas and the spec's properties
+// compare each result with the reference formulas (core/reference.h:
+// NextGeneration, RegisterValue, ...) and the reference properties
 // (fuzz/pure_executor.cc).
 //
 // Upstream divergences (CheckInvariants' kUpstreamDivergence: the KERNEL's

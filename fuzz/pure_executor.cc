@@ -1,10 +1,11 @@
 // fuzz/pure_executor.cc: ExecutePure (see executor.h). Each op calls core's
-// pure functions and compares with the oracle's formulas (FlowOracle's
-// NextGeneration, RegisterValue and, for kern_reserve_flow on an arbitrary
-// flow_mask, FlowOracle::ReserveFlow) or, where core has no oracle formula
-// (bit operations, position_in_queue, mask_psn), with the one-line
-// definition from the spec; then with the spec's properties (a generation
-// never advances to RESERVED; the register's fields per the bit table).
+// pure functions and compares with the reference formulas
+// (core/reference.h: NextGeneration, RegisterValue, MaskGeneration, MaskPsn;
+// for kern_reserve_flow on an arbitrary flow_mask, FlowOracle::ReserveFlow)
+// or, where there is none (bit operations, position_in_queue), with the
+// one-line definition from the spec; then with the reference's properties
+// (gen-next: a generation never advances to RESERVED; reg-fields: the
+// register's fields per the bit table), reported under their own ids.
 #include <memory>
 
 #include "absl/strings/str_format.h"
@@ -12,6 +13,7 @@
 #include "core/hfi1.h"
 #include "core/oracle/flow_oracle.h"
 #include "core/qp.h"
+#include "core/reference.h"
 #include "core/tid_rdma.h"
 #include "core/workqueue.h"
 #include "fuzz/executor.h"
@@ -111,67 +113,49 @@ class PureRunner {
     f.oracle_mask_after = reference_mask_after_;
   }
 
-  static InvariantViolation Violation(const char* id, std::string detail) {
-    return InvariantViolation{id, Severity::kViolation, std::move(detail)};
+  // The reference properties a model value broke, as the failure lists them.
+  static std::vector<InvariantViolation> AsViolations(
+      std::vector<reference::PropertyViolation> broken) {
+    std::vector<InvariantViolation> v;
+    for (reference::PropertyViolation& x : broken) {
+      v.push_back(InvariantViolation{IdOf(reference::kPropertyIds, x.property),
+                                     Severity::kViolation, std::move(x.detail)});
+    }
+    return v;
   }
 
   void Generation(uint32_t g) {
     const uint32_t masked = mask_generation(g);
-    if (masked != (g & 0xFFFFF)) {
-      Judge([&] { return absl::StrFormat("mask_generation(0x%x)", g); }, masked, g & 0xFFFFF, {},
-            {});
+    if (masked != reference::MaskGeneration(g)) {
+      Judge([&] { return absl::StrFormat("mask_generation(0x%x)", g); }, masked,
+            reference::MaskGeneration(g), {}, {});
       return;
     }
     const uint32_t next = kern_flow_generation_next(g);
-    std::vector<InvariantViolation> v;
-    if (next == oracle::kReservedGeneration) {
-      v.push_back(Violation("F4", absl::StrFormat("next(0x%x) is RESERVED", g)));
-    }
-    if (next > 0xFFFFF) {
-      v.push_back(
-          Violation("F4", absl::StrFormat("next(0x%x) = 0x%x is wider than 20 bits", g, next)));
-    }
+    std::vector<reference::PropertyViolation> broken;
+    reference::CheckNextGeneration(g, next, &broken);
     Judge([&] { return absl::StrFormat("kern_flow_generation_next(0x%x)", g); }, next,
-          FlowOracle::NextGeneration(g), {}, std::move(v));
-  }
-
-  // The RcvTIDFlowTable fields of spec section 1, read back one by one.
-  static void CheckRegisterFields(uint32_t gen, uint64_t reg, std::vector<InvariantViolation>* v) {
-    const char* id = gen == oracle::kReservedGeneration ? "F3" : "F2";
-    auto bit = [reg](int b) { return (reg >> b) & 1; };
-    auto expect = [&](bool ok, const char* what) {
-      if (!ok)
-        v->push_back(Violation(
-            id, absl::StrFormat("register 0x%016x for generation 0x%x: %s", reg, gen, what)));
-    };
-    expect((reg & 0x7FF) == 0, "sequence (bits 0..10) is not 0");
-    expect(((reg >> 11) & 0xFFFFF) == gen, "generation (bits 11..30) is not the one written");
-    expect(bit(31) == 0, "bit 31 is set");
-    expect(bit(32) == 1, "FLOW_VALID (bit 32) is clear");
-    expect(bit(33) == (gen != oracle::kReservedGeneration ? 1u : 0u),
-           "HDR_SUPP_EN (bit 33) must be set exactly when the generation is not RESERVED");
-    expect(bit(34) == 1 && bit(35) == 1, "KEEP_AFTER_SEQ_ERR / KEEP_ON_GEN_ERR (34, 35) not set");
-    expect(bit(37) == 1 && bit(38) == 1, "the STATUS bits (37, 38) are not written as 1");
-    expect(bit(36) == 0 && (reg >> 39) == 0, "bits 36 or 39..63 are set");
+          reference::NextGeneration(g), {}, AsViolations(std::move(broken)));
   }
 
   void Register(uint32_t gen, int flow) {
     PureDevice& d = Device();
     kern_set_hw_flow(d.rcd(), gen, static_cast<u32>(flow));
     const uint64_t reg = read_uctxt_csr(d.dd.get(), 0, RCV_TID_FLOW_TABLE + 8 * flow);
-    std::vector<InvariantViolation> v;
-    CheckRegisterFields(gen, reg, &v);
+    std::vector<reference::PropertyViolation> broken;
+    reference::CheckRegisterFields(gen, reg, &broken);
+    std::vector<InvariantViolation> v = AsViolations(std::move(broken));
     auto call = [gen, flow] {
       return absl::StrFormat("kern_set_hw_flow(gen=0x%x, flow=%d)", gen, flow);
     };
-    const uint64_t want = FlowOracle::RegisterValue(gen);
+    const uint64_t want = reference::RegisterValue(gen);
     if (reg != want) {
       Judge(call, static_cast<int64_t>(reg), static_cast<int64_t>(want), {}, std::move(v));
       return;
     }
     const uint32_t psn = read_r_next_psn(d.dd.get(), 0, static_cast<u8>(flow));
     Judge([&] { return absl::StrFormat("%s; read_r_next_psn(flow=%d)", call(), flow); }, psn,
-          static_cast<uint32_t>(want & 0x7FFFFFFF), {}, std::move(v));
+          reference::MaskPsn(static_cast<uint32_t>(want)), {}, std::move(v));
   }
 
   void ReserveMask(uint32_t mask, int last) {
@@ -215,8 +199,8 @@ class PureRunner {
   }
 
   void MaskPsn(uint32_t v) {
-    Judge([&] { return absl::StrFormat("mask_psn(0x%x)", v); }, mask_psn(v), v & 0x7FFFFFFFu, {},
-          {});
+    Judge([&] { return absl::StrFormat("mask_psn(0x%x)", v); }, mask_psn(v),
+          reference::MaskPsn(v), {}, {});
   }
 
   void Bitops(uint64_t word, int nr) {

@@ -6,6 +6,7 @@
 #include "core/bitops.h"
 #include "core/invariants.h"
 #include "core/list.h"
+#include "core/model_view.h"
 #include "core/workqueue.h"
 #include "lockcheck/lockdep.h"
 
@@ -21,24 +22,12 @@ void AddCore(const std::vector<InvariantViolation>& v, std::vector<Finding>* out
   }
 }
 
-bool OnQueue(const tid_queue& q, const list_head* node) {
-  const list_head* p = q.queue_head.next;
-  for (int steps = 0; p != &q.queue_head && steps < 4096; ++steps, p = p->next) {
-    if (p == node) return true;
-  }
-  return false;
-}
-
 int QpOwning(const ContextState& ctx, int flow) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock) {
   for (const rvt_qp* qp : ctx.qps) {
     if (qp->priv->flow_state.index == flow) return static_cast<int>(qp->qp_num);
   }
   return -1;
 }
-
-// s_flags is read under s_lock by CheckSetupResult's caller; the analysis
-// cannot tie `qp` (const) to the capability it was given.
-u32 SFlags(const rvt_qp* qp) ABSL_NO_THREAD_SAFETY_ANALYSIS { return qp->s_flags; }
 
 }  // namespace
 
@@ -65,8 +54,8 @@ std::vector<Finding> CheckAfterOp(const ContextState& ctx) {
   const unsigned int harness = hweight_long(ctx.bare_mask);
   if (reserved != qp_owned + harness) {
     out.push_back(Finding{
-        "F1", absl::StrFormat("popcount(flow_mask 0x%x) = %u but %u flow(s) are owned (%u by "
-                              "QPs, %u by harness threads)",
+        kIdMaskCount, absl::StrFormat("popcount(flow_mask 0x%x) = %u but %u flow(s) are owned "
+                                      "(%u by QPs, %u by harness threads)",
                               ctx.rcd->flow_mask, reserved, qp_owned + harness, qp_owned, harness)});
   }
   return out;
@@ -79,7 +68,7 @@ std::vector<Finding> CheckBareReserve(const ContextState& ctx, int last, int ret
   if (ret == -EAGAIN) {
     if ((mask & kFlowBits) != kFlowBits) {
       out.push_back(Finding{
-          "EAGAIN",
+          kIdEagain,
           absl::StrFormat("kern_reserve_flow(last=%d) by harness thread %d returned -EAGAIN "
                           "while flow_mask was 0x%x: flow %d was free",
                           last, thread, mask, static_cast<int>(ffz(mask)))});
@@ -87,27 +76,27 @@ std::vector<Finding> CheckBareReserve(const ContextState& ctx, int last, int ret
     return out;
   }
   if (ret < 0 || ret >= RXE_NUM_TID_FLOWS) {
-    out.push_back(Finding{"F1", absl::StrFormat("kern_reserve_flow(last=%d) returned %d, neither "
-                                                "a flow nor -EAGAIN",
-                                                last, ret)});
+    out.push_back(Finding{kIdReserve, absl::StrFormat("kern_reserve_flow(last=%d) returned %d, "
+                                                      "neither a flow nor -EAGAIN",
+                                                      last, ret)});
     return out;
   }
   if (!test_bit(ret, &mask)) {
-    out.push_back(Finding{"F1", absl::StrFormat("kern_reserve_flow(last=%d) returned flow %d but "
-                                                "its bit is clear in flow_mask 0x%x",
-                                                last, ret, mask)});
+    out.push_back(Finding{kIdReserve, absl::StrFormat("kern_reserve_flow(last=%d) returned flow "
+                                                      "%d but its bit is clear in flow_mask 0x%x",
+                                                      last, ret, mask)});
   }
   const int qpn = QpOwning(ctx, ret);
   if (qpn >= 0) {
     out.push_back(Finding{
-        "F1", absl::StrFormat("flow %d handed out twice: kern_reserve_flow(last=%d) gave it to "
-                              "harness thread %d while qp %d owns it",
+        kIdReserve, absl::StrFormat("flow %d handed out twice: kern_reserve_flow(last=%d) gave "
+                                    "it to harness thread %d while qp %d owns it",
                               ret, last, thread, qpn)});
   }
   if ((ctx.bare_mask >> ret) & 1) {
     out.push_back(Finding{
-        "F1", absl::StrFormat("flow %d handed out twice: kern_reserve_flow(last=%d) gave it to "
-                              "harness thread %d while harness thread %d holds it",
+        kIdReserve, absl::StrFormat("flow %d handed out twice: kern_reserve_flow(last=%d) gave "
+                                    "it to harness thread %d while harness thread %d holds it",
                               ret, last, thread, ctx.bare_owner[ret])});
   }
   return out;
@@ -125,28 +114,28 @@ std::vector<Finding> CheckSetupResult(const ContextState& ctx, const rvt_qp* qp,
   std::vector<Finding> out;
   const tid_flow_state& fs = qp->priv->flow_state;
   const char queue = QueueOf(ctx, qp);
-  const bool flagged = (SFlags(qp) & HFI1_S_WAIT_TID_SPACE) != 0;
+  const bool flagged = WaitTidSpaceFlag(qp);  // the caller holds s_lock
   if (ret == 0) {
     if (fs.index >= RXE_NUM_TID_FLOWS || !test_bit(fs.index, &ctx.rcd->flow_mask)) {
-      out.push_back(Finding{"setup", absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned 0 "
+      out.push_back(Finding{kIdSetup, absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned 0 "
                                                      "but the QP owns no reserved flow (index "
                                                      "%u, flow_mask 0x%x)",
                                                      qp->qp_num, fs.index, ctx.rcd->flow_mask)});
     }
     if (queue == 'f') {
-      out.push_back(Finding{"setup", absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned 0 "
+      out.push_back(Finding{kIdSetup, absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned 0 "
                                                      "but left the QP on flow_queue",
                                                      qp->qp_num)});
     }
   } else if (ret == -EAGAIN) {
     if (fs.index != RXE_NUM_TID_FLOWS) {
-      out.push_back(Finding{"setup", absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned "
+      out.push_back(Finding{kIdSetup, absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned "
                                                      "-EAGAIN but the QP owns flow %u",
                                                      qp->qp_num, fs.index)});
     }
     if (queue != 'f' || !flagged) {
       out.push_back(Finding{
-          "setup", absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned -EAGAIN but the QP "
+          kIdSetup, absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned -EAGAIN but the QP "
                                    "is %s and %s: nobody will wake it",
                                    qp->qp_num,
                                    queue == 'f'   ? "on flow_queue"
@@ -155,7 +144,7 @@ std::vector<Finding> CheckSetupResult(const ContextState& ctx, const rvt_qp* qp,
                                    flagged ? "flagged" : "not flagged HFI1_S_WAIT_TID_SPACE")});
     }
   } else {
-    out.push_back(Finding{"setup", absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned %d",
+    out.push_back(Finding{kIdSetup, absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned %d",
                                                    qp->qp_num, ret)});
   }
   return out;
@@ -176,7 +165,7 @@ std::vector<Finding> CheckNoLostWakeup(const ContextState& ctx) {
                          work_pending(&head->s_iowait.iowork);
   if (in_flight) return out;  // not at rest after all: the wakeup is on its way
   out.push_back(Finding{
-      "no-lost-wakeup",
+      kIdNoLostWakeup,
       absl::StrFormat("qp %u waits at the head of flow_queue (%d QP(s) waiting) while %u of 32 "
                       "flows are free (flow_mask 0x%x) and no wakeup is pending: nobody will "
                       "wake it",
@@ -202,17 +191,17 @@ std::vector<Finding> CheckFinal(const ContextState& ctx) {
   lockdep_assert_held(&ctx.rcd->exp_lock);
   std::vector<Finding> out = CheckAtRest(ctx);
   if (ctx.rcd->flow_mask != 0) {
-    out.push_back(Finding{"final", absl::StrFormat("context %u: flow_mask is 0x%x after every "
+    out.push_back(Finding{kIdFinal, absl::StrFormat("context %u: flow_mask is 0x%x after every "
                                                    "owner released its flows",
                                                    ctx.rcd->ctxt, ctx.rcd->flow_mask)});
   }
   if (ctx.bare_mask != 0) {
-    out.push_back(Finding{"final", absl::StrFormat("context %u: the harness still holds flows "
+    out.push_back(Finding{kIdFinal, absl::StrFormat("context %u: the harness still holds flows "
                                                    "0x%x",
                                                    ctx.rcd->ctxt, ctx.bare_mask)});
   }
   if (!list_empty(&ctx.rcd->flow_queue.queue_head) || !list_empty(&ctx.rcd->rarr_queue.queue_head)) {
-    out.push_back(Finding{"final", absl::StrFormat("context %u: flow_queue %s, rarr_queue %s "
+    out.push_back(Finding{kIdFinal, absl::StrFormat("context %u: flow_queue %s, rarr_queue %s "
                                                    "at the end",
                                                    ctx.rcd->ctxt,
                                                    list_empty(&ctx.rcd->flow_queue.queue_head)
@@ -225,13 +214,13 @@ std::vector<Finding> CheckFinal(const ContextState& ctx) {
   for (const rvt_qp* qp : ctx.qps) {
     const int refs = qp->refcount.load(std::memory_order_acquire);
     if (refs != 1) {
-      out.push_back(Finding{"final", absl::StrFormat("qp %u holds %d reference(s) at the end, "
+      out.push_back(Finding{kIdFinal, absl::StrFormat("qp %u holds %d reference(s) at the end, "
                                                      "1 (the QP table's) expected",
                                                      qp->qp_num, refs)});
     }
     if (work_pending(&qp->priv->tid_rdma.trigger_work) ||
         work_pending(&qp->priv->s_iowait.iowork)) {
-      out.push_back(Finding{"final", absl::StrFormat("qp %u still has work pending at the end",
+      out.push_back(Finding{kIdFinal, absl::StrFormat("qp %u still has work pending at the end",
                                                      qp->qp_num)});
     }
   }

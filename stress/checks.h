@@ -28,15 +28,75 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "core/check_id.h"
 #include "core/hfi1.h"
 #include "core/hfi1_constants.h"
+#include "core/invariants.h"
 #include "core/qp.h"
 
 namespace flowcheck {
 namespace stress {
 
+// The stress driver's own checks, one id each (core/check_id.h's pattern).
+// Its findings carry these or, forwarded unchanged, core's kInvariantIds;
+// the two sets are disjoint, so an id names one checker. docs/stress.md
+// lists this table (checks_test keeps the two equal).
+enum class StressCheck {
+  kMaskCount,
+  kReserve,
+  kEagain,
+  kSetup,
+  kUse,
+  kClear,
+  kQueue,
+  kNoLostWakeup,
+  kOwnership,
+  kFinal,
+  kCount,
+};
+inline constexpr CheckId<StressCheck> kStressCheckIds[] = {
+    {StressCheck::kMaskCount, "mask-count",
+     "after an op, popcount(flow_mask) = flows owned by QPs + flows the harness threads hold"},
+    {StressCheck::kReserve, "reserve",
+     "a bare kern_reserve_flow returned a flow (0..31) that nobody owned and whose bit it set, "
+     "or -EAGAIN"},
+    {StressCheck::kEagain, "EAGAIN",
+     "a bare kern_reserve_flow returned -EAGAIN only while all 32 flows were reserved"},
+    {StressCheck::kSetup, "setup",
+     "hfi1_kern_setup_hw_flow's promise: 0 = owns a reserved flow, off flow_queue; -EAGAIN = no "
+     "flow, on flow_queue, flagged; a QP granted its flow no longer wants one"},
+    {StressCheck::kUse, "use",
+     "a flow's owner holding its s_lock sees its flow index unchanged"},
+    {StressCheck::kClear, "clear", "hfi1_kern_clear_hw_flow leaves the QP owning no flow"},
+    {StressCheck::kQueue, "queue",
+     "after an op that queues or unqueues a QP (rarr wait, rarr grant, flush), the QP is on the "
+     "queue the op promises"},
+    {StressCheck::kNoLostWakeup, "no-lost-wakeup",
+     "no wakeup is lost: at rest a waiter on flow_queue means all 32 flows are reserved (or its "
+     "wakeup is pending), and every wait that began ends, granted or given up"},
+    {StressCheck::kOwnership, "ownership",
+     "each thread's idea of its QPs and bare flows agrees with the model and the harness table"},
+    {StressCheck::kFinal, "final",
+     "at the end: flow_mask and both queues empty, no harness flow, no work pending, every QP "
+     "idle with only the QP table's reference, and none left after teardown"},
+};
+static_assert(WellFormedIdTable(kStressCheckIds), "one row per StressCheck, distinct token ids");
+static_assert(DisjointIds(kStressCheckIds, kInvariantIds), "an id names one checker");
+
+// The ids, as the findings carry them.
+inline constexpr const char* kIdMaskCount = IdOf(kStressCheckIds, StressCheck::kMaskCount);
+inline constexpr const char* kIdReserve = IdOf(kStressCheckIds, StressCheck::kReserve);
+inline constexpr const char* kIdEagain = IdOf(kStressCheckIds, StressCheck::kEagain);
+inline constexpr const char* kIdSetup = IdOf(kStressCheckIds, StressCheck::kSetup);
+inline constexpr const char* kIdUse = IdOf(kStressCheckIds, StressCheck::kUse);
+inline constexpr const char* kIdClear = IdOf(kStressCheckIds, StressCheck::kClear);
+inline constexpr const char* kIdQueue = IdOf(kStressCheckIds, StressCheck::kQueue);
+inline constexpr const char* kIdNoLostWakeup = IdOf(kStressCheckIds, StressCheck::kNoLostWakeup);
+inline constexpr const char* kIdOwnership = IdOf(kStressCheckIds, StressCheck::kOwnership);
+inline constexpr const char* kIdFinal = IdOf(kStressCheckIds, StressCheck::kFinal);
+
 struct Finding {
-  std::string id;      // "F1".."W6" (core's), "EAGAIN", "setup", "no-lost-wakeup", "final"
+  std::string id;      // a kStressCheckIds id, or core's (kInvariantIds)
   std::string detail;  // names the flows, QPs and threads involved
   bool divergence = false;  // a known upstream hazard: counted, not a failure
 };

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/callers.h"
+#include "core/check_id_doc.h"
+#include "core/invariants.h"
 #include "core/test_model.h"
 #include "core/tid_rdma.h"
 #include "gmock/gmock.h"
@@ -20,9 +22,22 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
+// Whether `id` is one of the stress driver's or one of core's it forwards.
+bool KnownId(const std::string& id) {
+  for (const auto& row : kStressCheckIds) {
+    if (id == row.id) return true;
+  }
+  for (const auto& row : kInvariantIds) {
+    if (id == row.id) return true;
+  }
+  return false;
+}
+
+// The ids of `v`; every finding must carry a known id.
 std::vector<std::string> Ids(const std::vector<Finding>& v, bool with_divergences = false) {
   std::vector<std::string> ids;
   for (const Finding& f : v) {
+    EXPECT_TRUE(KnownId(f.id)) << "unknown id \"" << f.id << "\": " << f.detail;
     if (with_divergences || !f.divergence) ids.push_back(f.id);
   }
   return ids;
@@ -93,9 +108,11 @@ TEST_F(ChecksTest, AfterOpFiresOnAFlowOwnedByTwoQps) {
   const u8 flow = model_.priv(0)->flow_state.index;
   SetIndex(1, flow);  // qp 2 claims qp 1's flow
   std::vector<Finding> v = AfterOp();
-  EXPECT_THAT(Ids(v), ::testing::Contains("F1"));
-  EXPECT_THAT(Text(v), HasSubstr("owned 2 times"));
-  EXPECT_THAT(Text(v), HasSubstr("popcount(flow_mask 0x1) = 1 but 2 flow(s) are owned"));
+  // qp 2 also has the wrong generation and register for flow 0 (F2).
+  EXPECT_THAT(Ids(v), ::testing::ElementsAre("F1", "F2", "F2", "mask-count"));
+  EXPECT_THAT(Text(v), HasSubstr("F1: flow 0 is owned 2 times"));
+  EXPECT_THAT(Text(v),
+              HasSubstr("mask-count: popcount(flow_mask 0x1) = 1 but 2 flow(s) are owned"));
   SetIndex(1, RXE_NUM_TID_FLOWS);
 }
 
@@ -109,8 +126,11 @@ TEST_F(ChecksTest, AfterOpFiresOnAReleaseThatForgotClearBit) {
   ASSERT_EQ(caller_setup_hw_flow(model_.qp(0)), 0);
   SetIndex(0, RXE_NUM_TID_FLOWS);  // "released" without clear_bit
   std::vector<Finding> v = AfterOp();
-  EXPECT_THAT(Text(v), HasSubstr("reserved in flow_mask but no QP owns it (leaked)"));
-  EXPECT_THAT(Text(v), HasSubstr("popcount(flow_mask 0x1) = 1 but 0 flow(s) are owned"));
+  // qp 1 also kept its generation (F6).
+  EXPECT_THAT(Ids(v), ::testing::ElementsAre("F1", "F6", "mask-count"));
+  EXPECT_THAT(Text(v), HasSubstr("F1: flow 0 is reserved in flow_mask but no QP owns it (leaked)"));
+  EXPECT_THAT(Text(v),
+              HasSubstr("mask-count: popcount(flow_mask 0x1) = 1 but 0 flow(s) are owned"));
 }
 
 TEST_F(ChecksTest, BareReserveFiresOnEagainWithAFreeFlow) {
@@ -132,6 +152,7 @@ TEST_F(ChecksTest, BareReserveFiresOnAFlowHandedOutTwice) {
   std::vector<Finding> v = Locked([flow](const ContextState& c) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     return CheckBareReserve(c, flow, flow, 2);
   });
+  EXPECT_THAT(Ids(v), ::testing::ElementsAre("reserve"));
   EXPECT_THAT(Text(v), HasSubstr("flow 0 handed out twice: kern_reserve_flow(last=0) gave it to "
                                  "harness thread 2 while qp 1 owns it"));
   SetBare(9, true);
@@ -139,7 +160,22 @@ TEST_F(ChecksTest, BareReserveFiresOnAFlowHandedOutTwice) {
   v = Locked([](const ContextState& c) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     return CheckBareReserve(c, 9, 9, 1);
   });
+  EXPECT_THAT(Ids(v), ::testing::ElementsAre("reserve"));
   EXPECT_THAT(Text(v), HasSubstr("while harness thread 0 holds it"));
+}
+
+TEST_F(ChecksTest, BareReserveFiresOnAResultThatIsNoReservedFlow) {
+  auto check = [&](int ret) {
+    return Locked([ret](const ContextState& c) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      return CheckBareReserve(c, 4, ret, 1);
+    });
+  };
+  std::vector<Finding> v = check(32);
+  EXPECT_THAT(Ids(v), ::testing::ElementsAre("reserve"));
+  EXPECT_THAT(Text(v), HasSubstr("kern_reserve_flow(last=4) returned 32, neither a flow nor"));
+  v = check(4);  // flow 4's bit was never set
+  EXPECT_THAT(Ids(v), ::testing::ElementsAre("reserve"));
+  EXPECT_THAT(Text(v), HasSubstr("returned flow 4 but its bit is clear in flow_mask 0x0"));
 }
 
 TEST_F(ChecksTest, SetupResultFiresOnAnEagainThatLeftTheQpUnqueued) {
@@ -154,6 +190,7 @@ TEST_F(ChecksTest, SetupResultFiresOnAnEagainThatLeftTheQpUnqueued) {
     return v;
   };
   // Nothing happened, yet "-EAGAIN": the QP is on no queue, nobody wakes it.
+  EXPECT_THAT(Ids(judge(-EAGAIN)), ::testing::ElementsAre("setup"));
   EXPECT_THAT(Text(judge(-EAGAIN)), HasSubstr("is on no queue and not flagged"));
   EXPECT_THAT(Text(judge(0)), HasSubstr("returned 0 but the QP owns no reserved flow"));
   FillWithBareFlows();
@@ -230,6 +267,7 @@ TEST_F(ChecksTest, FinalFiresOnAnythingLeftBehind) {
   EXPECT_THAT(Ids(final_check()), IsEmpty());
   ASSERT_EQ(caller_setup_hw_flow(model_.qp(0)), 0);
   std::vector<Finding> v = final_check();
+  EXPECT_THAT(Ids(v), ::testing::Contains("final"));
   EXPECT_THAT(Text(v), HasSubstr("flow_mask is 0x1 after every owner released its flows"));
   caller_clear_hw_flow(model_.qp(0));
   model_.wq().RunAll();
@@ -242,6 +280,16 @@ TEST(FirstFailureTest, SkipsUpstreamDivergences) {
   EXPECT_EQ(FirstFailure(v)->id, "F1");
   v.pop_back();
   EXPECT_EQ(FirstFailure(v), nullptr);
+}
+
+// docs/stress.md lists exactly the stress driver's own ids, each with the
+// table's one-line meaning.
+TEST(StressIdsDoc, StressMdListsEveryStressIdWithItsMeaning) {
+  std::vector<IdRow> rows;
+  AppendIdRows(kStressCheckIds, &rows);
+  std::string doc;
+  ASSERT_TRUE(ReadTextFile("docs/stress.md", &doc));
+  EXPECT_THAT(CompareIdTables(rows, doc), IsEmpty());
 }
 
 }  // namespace

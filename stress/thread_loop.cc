@@ -43,7 +43,7 @@ void CheckCtxLocked(Participant* p, ContextState* ctx, const char* where,
   spin_lock_irqsave(&ctx->rcd->exp_lock, flags);
   if (qp != nullptr && expected_queue != '?' && QueueOf(*ctx, qp) != expected_queue) {
     const char q = QueueOf(*ctx, qp);
-    FailWith(Finding{"W1", absl::StrFormat("after %s, qp %u is on %s, expected %s", where,
+    FailWith(Finding{kIdQueue, absl::StrFormat("after %s, qp %u is on %s, expected %s", where,
                                            qp->qp_num,
                                            q == 'f' ? "flow_queue" : q == 'r' ? "rarr_queue" : "no queue",
                                            expected_queue == 'f'   ? "flow_queue"
@@ -110,7 +110,7 @@ void OpUse(Participant* p, Run* run, QpSlot* s) {
   const u8 after = qp->priv->flow_state.index;
   spin_unlock_irqrestore(&qp->s_lock, flags);
   if (before >= RXE_NUM_TID_FLOWS || before != after) {
-    FailWith(Finding{"F1", absl::StrFormat("qp %u, owner of a flow, saw flow_state.index %u "
+    FailWith(Finding{kIdUse, absl::StrFormat("qp %u, owner of a flow, saw flow_state.index %u "
                                            "then %u while holding its s_lock",
                                            qp->qp_num, before, after)},
              p->name);
@@ -129,7 +129,7 @@ void OpRelease(Participant* p, QpSlot* s) {
   hfi1_kern_clear_hw_flow(ctx->rcd, qp);
   spin_lock(&ctx->rcd->exp_lock);
   if (qp->priv->flow_state.index != RXE_NUM_TID_FLOWS) {
-    FailWith(Finding{"F1", absl::StrFormat("hfi1_kern_clear_hw_flow(qp %u) left it owning flow %u",
+    FailWith(Finding{kIdClear, absl::StrFormat("hfi1_kern_clear_hw_flow(qp %u) left it owning flow %u",
                                            qp->qp_num, qp->priv->flow_state.index)},
              p->name);
   }
@@ -151,7 +151,7 @@ void OpPoll(Participant* p, QpSlot* s) {
   spin_unlock_irqrestore(&qp->s_lock, flags);
   if (granted) {
     if (wants) {
-      FailWith(Finding{"setup", absl::StrFormat("qp %u owns flow but its send engine still "
+      FailWith(Finding{kIdSetup, absl::StrFormat("qp %u owns flow but its send engine still "
                                                 "wants one",
                                                 qp->qp_num)},
                p->name);
@@ -256,7 +256,7 @@ void BareRelease(Participant* p, size_t i) {
   p->doing.store("bare release (exp_lock -> clear_bit, wake head)", std::memory_order_relaxed);
   spin_lock_irqsave(&ctx->rcd->exp_lock, flags);
   if (!((ctx->bare_mask >> flow) & 1) || ctx->bare_owner[flow] != p->index) {
-    FailWith(Finding{"F1", absl::StrFormat("harness thread %d releases flow %d, which the "
+    FailWith(Finding{kIdOwnership, absl::StrFormat("harness thread %d releases flow %d, which the "
                                            "harness table says it does not hold (mask 0x%x)",
                                            p->index, flow, ctx->bare_mask)},
              p->name);

@@ -14,8 +14,6 @@ namespace flowcheck {
 namespace oracle {
 namespace {
 
-constexpr uint32_t kWaitTidSpace = 0x10000000;  // HFI1_S_WAIT_TID_SPACE
-
 // Formats a difference only when there is one: the comparison runs after
 // every fuzz step, so the equal case must not allocate. `name` is a callable
 // returning the field's name.
@@ -42,31 +40,17 @@ class Differ {
   std::vector<std::string>* out_;
 };
 
-// Fields guarded by s_lock: read only at rest (the contract).
-uint32_t SFlags(const rvt_qp* qp) ABSL_NO_THREAD_SAFETY_ANALYSIS { return qp->s_flags; }
-
 std::string QpName(absl::Span<rvt_qp* const> qps, int i) {
   if (i < 0) return "an unknown QP";
   return absl::StrFormat("qp %u", qps[i]->qp_num);
 }
 
-int QpIndexOfNode(absl::Span<rvt_qp* const> qps, const list_head* node) {
-  for (size_t i = 0; i < qps.size(); ++i) {
-    if (&qps[i]->priv->tid_wait == node) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-// The model's queue as QP indices (-1: a node that is no QP's), head first,
-// walking at most qps.size()+1 nodes and stopping after an unknown one.
+// The model's queue as QP indices (QueueMembers: -1 for a node that is no
+// QP's).
 using Members = absl::InlinedVector<int, 16>;
-Members ModelMembers(const tid_queue& q, absl::Span<rvt_qp* const> qps) {
+Members ModelMembers(const tid_queue& q, const QpNodes& nodes) {
   Members m;
-  const list_head* head = &q.queue_head;
-  for (const list_head* p = head->next; p != head && m.size() <= qps.size(); p = p->next) {
-    m.push_back(QpIndexOfNode(qps, p));
-    if (m.back() < 0) break;
-  }
+  QueueMembers(q, nodes, [&m](int i) { m.push_back(i); });
   return m;
 }
 
@@ -76,24 +60,6 @@ std::string List(absl::Span<rvt_qp* const> qps, const Members& members) {
     s += (i ? ", " : "") + QpName(qps, members[i]);
   }
   return s + "]";
-}
-
-// Which queue each model QP is on (flow_queue wins if on both), by walking
-// both lists once, at most 4096 nodes each.
-absl::InlinedVector<Queue, 16> ModelQueues(const hfi1_ctxtdata& rcd,
-                                           absl::Span<rvt_qp* const> qps)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {  // caller holds exp_lock (CompareWithModel)
-  absl::InlinedVector<Queue, 16> on(qps.size(), Queue::kNone);
-  const tid_queue* queues[2] = {&rcd.flow_queue, &rcd.rarr_queue};
-  for (int k = 0; k < 2; ++k) {
-    const list_head* head = &queues[k]->queue_head;
-    int steps = 0;
-    for (const list_head* p = head->next; p != head && steps < 4096; p = p->next, ++steps) {
-      const int i = QpIndexOfNode(qps, p);
-      if (i >= 0 && on[i] == Queue::kNone) on[i] = k == 0 ? Queue::kFlow : Queue::kRarr;
-    }
-  }
-  return on;
 }
 
 // A pending work item as (QP index, kind); QP -1 for an item of no listed QP.
@@ -159,7 +125,9 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
   }
 
   // QPs.
-  const absl::InlinedVector<Queue, 16> on = ModelQueues(rcd, qps);
+  const QpNodes nodes(qps);
+  absl::InlinedVector<WaitQueue, 16> model_on(qps.size());
+  QueueOfEach(rcd, nodes, model_on.data());
   for (size_t i = 0; i < qps.size(); ++i) {
     const rvt_qp* qp = qps[i];
     const hfi1_qp_priv* p = qp->priv;
@@ -170,9 +138,10 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
     d.Check(field("flow_state.last_index"), static_cast<int>(p->flow_state.last_index), q.last);
     d.Check(field("flow_state.generation"), p->flow_state.generation, q.generation);
     d.Check(field("flow_state.psn"), p->flow_state.psn, q.psn);
-    d.CheckYesNo(field("HFI1_S_WAIT_TID_SPACE"), (SFlags(qp) & kWaitTidSpace) != 0, q.waiting);
-    if (on[i] != q.on) {
-      d.Add(absl::StrFormat("%s: queued on: model %s, oracle %s", name(), QueueName(on[i]),
+    d.CheckYesNo(field("HFI1_S_WAIT_TID_SPACE"), WaitTidSpaceFlag(qp), q.waiting);
+    const Queue on = AsOracleQueue(model_on[i]);
+    if (on != q.on) {
+      d.Add(absl::StrFormat("%s: queued on: model %s, oracle %s", name(), QueueName(on),
                             QueueName(q.on)));
     }
     d.Check(field("tid_enqueue"), p->tid_enqueue, q.tid_enqueue);
@@ -195,7 +164,7 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
   } queues[2] = {{"flow_queue", rcd.flow_queue, o.flow_queue()},
                  {"rarr_queue", rcd.rarr_queue, o.rarr_queue()}};
   for (const auto& q : queues) {
-    const Members model = ModelMembers(q.model, qps);
+    const Members model = ModelMembers(q.model, nodes);
     const Members oracle(q.oracle.members.begin(), q.oracle.members.end());
     if (model != oracle) {
       d.Add(absl::StrFormat("%s: members: model %s, oracle %s", q.name, List(qps, model),

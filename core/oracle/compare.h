@@ -22,6 +22,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/types/span.h"
 #include "core/hfi1.h"
+#include "core/model_view.h"
 #include "core/oracle/flow_oracle.h"
 #include "core/qp.h"
 #include "core/workqueue.h"
@@ -34,6 +35,16 @@ std::vector<std::string> CompareWithModel(const FlowOracle& oracle,
                                           absl::Span<rvt_qp* const> qps,
                                           const workqueue_struct& wq)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);
+
+// The list a model QP is on (core/model_view.h) as the oracle names it.
+inline Queue AsOracleQueue(WaitQueue q) {
+  switch (q) {
+    case WaitQueue::kNone: return Queue::kNone;
+    case WaitQueue::kFlow: return Queue::kFlow;
+    case WaitQueue::kRarr: return Queue::kRarr;
+  }
+  return Queue::kNone;
+}
 
 }  // namespace oracle
 }  // namespace flowcheck

@@ -7,6 +7,9 @@
 namespace flowcheck {
 namespace oracle {
 
+using reference::NextGeneration;
+using reference::RegisterValue;
+
 const char* QueueName(Queue q) {
   switch (q) {
     case Queue::kNone: return "none";
@@ -47,20 +50,6 @@ void FlowOracle::Reset(const std::array<uint32_t, kNumFlows>& initial_generation
   }
   work_.clear();
   n_tidwait_ = 0;
-}
-
-uint64_t FlowOracle::RegisterValue(uint32_t gen) {
-  // 4.4: 0x6F00000000 | gen << 11, without header suppression (bit 33) when
-  // the generation is RESERVED.
-  uint64_t reg = 0x6F00000000ull | (static_cast<uint64_t>(gen) << 11);
-  if (gen == kReservedGeneration) reg &= ~(1ull << 33);
-  return reg;
-}
-
-uint32_t FlowOracle::NextGeneration(uint32_t gen) {
-  uint32_t next = (gen + 1) % 0x100000;  // 20 bits
-  if (next == kReservedGeneration) next = 0;
-  return next;
 }
 
 unsigned long FlowOracle::harness_flows() const {
@@ -208,10 +197,10 @@ void FlowOracle::SetWantsFlow(int qp, bool wants_flow) { qps_[qp].wants_flow = w
 bool FlowOracle::Resync(int qp, uint32_t psn) {
   // 4.10, RESYNC receive, steps 1-6.
   QpState& q = qps_[qp];
-  const uint32_t generation = ((psn + 1) & 0x7FFFFFFF) >> 11;
+  const uint32_t generation = reference::ResyncGeneration(psn);
   const uint32_t expected =
       q.generation == kReservedGeneration ? generation : NextGeneration(q.generation);
-  const uint32_t before_expected = (expected + 0xFFFFF) & 0xFFFFF;  // expected - 1, 20 bits
+  const uint32_t before_expected = reference::GenerationBefore(expected);
   if (generation != expected && generation != before_expected) return false;
   if (q.resync) return false;
   if (q.flow == kNoFlow) {

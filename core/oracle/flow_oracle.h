@@ -1,9 +1,10 @@
 // core/oracle/flow_oracle.h: the reference model of the hfi1 flow layer.
 //
 // Small, single-threaded, deterministic, and written from the spec (sections
-// 4 and 5) without sharing code with core/: plain containers instead of
-// bitmaps, lists and locks, so that a bug in the model (or in a mutation of
-// it) shows up as a disagreement. It reproduces the KERNEL's behaviour,
+// 4 and 5) without sharing code with the model: plain containers instead of
+// bitmaps, lists and locks, and the formulas (generations, registers) of
+// core/reference.h, so that a bug in the model (or in a mutation of it)
+// shows up as a disagreement. It reproduces the KERNEL's behaviour,
 // quirks included ([R-1] mischarged dequeues, [R-3], [R-7], the flag that
 // __trigger_tid_waiter leaves set), because that is what the model must match.
 //
@@ -27,12 +28,14 @@
 #include <string>
 #include <vector>
 
+#include "core/reference.h"
+
 namespace flowcheck {
 namespace oracle {
 
-inline constexpr int kNumFlows = 32;
-inline constexpr int kNoFlow = 32;
-inline constexpr uint32_t kReservedGeneration = 0xFFFFF;
+inline constexpr int kNumFlows = reference::kNumFlows;
+inline constexpr int kNoFlow = reference::kNoFlow;
+inline constexpr uint32_t kReservedGeneration = reference::kReservedGeneration;
 inline constexpr int kEagain = -11;  // -EAGAIN on Linux
 
 enum class Queue { kNone, kFlow, kRarr };
@@ -114,10 +117,9 @@ class FlowOracle {
   // Flows reserved through ReserveFlow and not released (for CheckOptions).
   unsigned long harness_flows() const;
 
-  // The register value the spec gives for a flow programmed with `gen`.
-  static uint64_t RegisterValue(uint32_t gen);
-  // The spec's next generation (skips RESERVED).
-  static uint32_t NextGeneration(uint32_t gen);
+  // The spec's next generation (skips RESERVED): reference::NextGeneration,
+  // named here too for callers that drive the oracle (fuzz/executor.cc).
+  static uint32_t NextGeneration(uint32_t gen) { return reference::NextGeneration(gen); }
 
  private:
   QueueState& QueueOf(Queue q) { return q == Queue::kFlow ? flow_queue_ : rarr_queue_; }

@@ -11,6 +11,7 @@
 #include "core/invariants.h"
 #include "core/oracle/flow_oracle.h"
 #include "core/oracle/lockstep.h"
+#include "core/reference.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -99,7 +100,7 @@ TEST(OracleAgrees, ResyncSavedAndReprogrammed) {
               {OpKind::kSetupHwFlow, 1},
               {OpKind::kResync, 1, 0x7FFFFFFF},
               {OpKind::kClearHwFlow, 0}});
-  EXPECT_EQ(ls.oracle().generation(0), FlowOracle::NextGeneration(0x777));
+  EXPECT_EQ(ls.oracle().generation(0), flowcheck::reference::NextGeneration(0x777));
 }
 
 // Random but replayable op sequences. Domain rules the fuzz decoder must also
@@ -120,7 +121,7 @@ Op RandomOp(std::mt19937_64& rng, const Lockstep& ls) {
       // A plausible RESYNC most of the time: next(generation) or the one before.
       uint32_t g = o.qp(qp).generation;
       uint32_t want = rng() % 3 == 0 ? static_cast<uint32_t>(rng()) & 0xFFFFF
-                                     : FlowOracle::NextGeneration(g) - (rng() % 2);
+                                     : flowcheck::reference::NextGeneration(g) - (rng() % 2);
       return {OpKind::kResync, qp, static_cast<int64_t>(((want & 0xFFFFF) << 11) - 1) & 0x7FFFFFFF};
     }
     case 11: return {OpKind::kClearResync, qp};

@@ -2,25 +2,13 @@
 // what compare.cc reads; keep the two in step.
 #include "core/oracle/snapshot.h"
 
+#include "core/model_view.h"
+#include "core/oracle/compare.h"
 #include "lockcheck/lockdep.h"
 
 namespace flowcheck {
 namespace oracle {
 namespace {
-
-constexpr uint32_t kWaitTidSpace = 0x10000000;  // HFI1_S_WAIT_TID_SPACE
-constexpr int kMaxListSteps = 4096;             // compare.cc's ModelQueues bound
-
-// Fields guarded by s_lock: read only at rest (the contract).
-uint32_t SFlags(const rvt_qp* qp) ABSL_NO_THREAD_SAFETY_ANALYSIS { return qp->s_flags; }
-
-// compare.cc's QpIndexOfNode over a precomputed table of tid_wait nodes.
-int IndexOf(const list_head* const* nodes, int n, const list_head* node) {
-  for (int i = 0; i < n; ++i) {
-    if (nodes[i] == node) return i;
-  }
-  return -1;
-}
 
 // The fills write every used slot (snapshot.h); these are the ones built
 // up incrementally.
@@ -39,8 +27,7 @@ bool SnapshotModel(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   StartFill(s);
   const int n = static_cast<int>(qps.size());
   s->num_qps = static_cast<uint32_t>(n);
-  const list_head* nodes[kSnapshotMaxQps];
-  for (int i = 0; i < n; ++i) nodes[i] = &qps[i]->priv->tid_wait;
+  const QpNodes nodes(qps);
 
   s->flow_mask = rcd.flow_mask;
   for (int f = 0; f < kNumFlows; ++f) {
@@ -48,30 +35,16 @@ bool SnapshotModel(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
     s->reg[f] = static_cast<uint64_t>(rcd.rcv_tid_flow_table[f].load(std::memory_order_relaxed));
   }
 
-  // Which list each QP is on (compare.cc's ModelQueues: flow_queue wins,
-  // each list walked at most kMaxListSteps nodes), and each queue's members
-  // (ModelMembers: at most n + 1 entries, stopping after an unknown node).
+  // Which list each QP is on and each queue's members, read as compare.cc
+  // reads them (core/model_view.h).
+  WaitQueue on[kSnapshotMaxQps];
+  QueueOfEach(rcd, nodes, on);
   const tid_queue* queues[2] = {&rcd.flow_queue, &rcd.rarr_queue};
-  uint32_t on[kSnapshotMaxQps] = {};
   for (int k = 0; k < 2; ++k) {
-    const list_head* head = &queues[k]->queue_head;
-    int steps = 0;
-    for (const list_head* p = head->next; p != head && steps < kMaxListSteps;
-         p = p->next, ++steps) {
-      const int i = IndexOf(nodes, n, p);
-      if (i >= 0 && on[i] == static_cast<uint32_t>(Queue::kNone)) {
-        on[i] = static_cast<uint32_t>(k == 0 ? Queue::kFlow : Queue::kRarr);
-      }
-    }
     StateSnapshot::Queue& q = s->queue[k];
     q.enqueue = queues[k]->enqueue;
     q.dequeue = queues[k]->dequeue;
-    for (const list_head* p = head->next; p != head && q.length <= static_cast<uint32_t>(n);
-         p = p->next) {
-      const int i = IndexOf(nodes, n, p);
-      q.members[q.length++] = i;
-      if (i < 0) break;
-    }
+    QueueMembers(*queues[k], nodes, [&q](int i) { q.members[q.length++] = i; });
   }
 
   for (int i = 0; i < n; ++i) {
@@ -82,8 +55,8 @@ bool SnapshotModel(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
     q.last = static_cast<uint32_t>(static_cast<int>(p->flow_state.last_index));
     q.generation = p->flow_state.generation;
     q.psn = p->flow_state.psn;
-    q.waiting = (SFlags(qp) & kWaitTidSpace) != 0;
-    q.on = on[i];
+    q.waiting = WaitTidSpaceFlag(qp);
+    q.on = static_cast<uint32_t>(AsOracleQueue(on[i]));
     q.tid_enqueue = p->tid_enqueue;
     q.refs = static_cast<uint32_t>(qp->refcount.load(std::memory_order_acquire));
     q.trigger_pending = work_pending(&p->tid_rdma.trigger_work);

@@ -1,0 +1,81 @@
+// core/check_ids_doc_test.cc: docs/core.md lists exactly core's ids -
+// CheckInvariants' (kInvariantIds) and the reference properties'
+// (kPropertyIds) - each with the table's one-line meaning; and the
+// comparison itself notices a drifted doc.
+#include <string>
+#include <vector>
+
+#include "core/check_id.h"
+#include "core/check_id_doc.h"
+#include "core/invariants.h"
+#include "core/reference.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace flowcheck {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+TEST(CheckIdsDoc, CoreMdListsEveryCoreIdWithItsMeaning) {
+  std::vector<IdRow> rows;
+  AppendIdRows(kInvariantIds, &rows);
+  AppendIdRows(reference::kPropertyIds, &rows);
+  std::string doc;
+  ASSERT_TRUE(ReadTextFile("docs/core.md", &doc));
+  EXPECT_THAT(CompareIdTables(rows, doc), IsEmpty());
+}
+
+enum class Toy { kA, kB, kCount };
+constexpr CheckId<Toy> kToy[] = {{Toy::kA, "A1", "a is wrong"}, {Toy::kB, "b-b", "b is wrong"}};
+static_assert(WellFormedIdTable(kToy), "");
+
+TEST(CheckIdsDoc, TheComparisonNoticesEveryKindOfDrift) {
+  std::vector<IdRow> rows;
+  AppendIdRows(kToy, &rows);
+  const std::string good =
+      "text\n| Id | Meaning |\n|---|---|\n| `A1` | a is wrong |\n| `b-b` | b is wrong |\nmore\n";
+  EXPECT_THAT(CompareIdTables(rows, good), IsEmpty());
+  // Split over two tables is fine; rows of other tables are not id rows.
+  EXPECT_THAT(CompareIdTables(rows, "| Id | Meaning |\n|---|---|\n| `A1` | a is wrong |\n\n"
+                                    "| Other | Table |\n| `x` | y |\n"
+                                    "| Id | Meaning |\n|---|---|\n| `b-b` | b is wrong |\n"),
+              IsEmpty());
+  EXPECT_THAT(CompareIdTables(rows, "| Id | Meaning |\n|---|---|\n| `A1` | a is wrong |\n"),
+              ElementsAre("the doc lacks \"| `b-b` | b is wrong |\""));
+  EXPECT_THAT(
+      CompareIdTables(rows, "| Id | Meaning |\n|---|---|\n| `A1` | a is bad |\n| `b-b` | b is wrong |\n"),
+      ElementsAre("id \"A1\": the doc says \"a is bad\", the table \"a is wrong\""));
+  EXPECT_THAT(CompareIdTables(rows, good + "| Id | Meaning |\n| `C` | gone |\n| `A1` | a is wrong |\n"),
+              ElementsAre("the doc lists id \"A1\" twice",
+                          "the doc lists id \"C\" (gone), which no table has"));
+}
+
+TEST(CheckIdsDoc, IdTablesAreWellFormedAndDisjoint) {
+  // Also static_asserted where the tables are declared; repeated here so a
+  // failure reads as a test failure too.
+  EXPECT_TRUE(WellFormedIdTable(kInvariantIds));
+  EXPECT_TRUE(WellFormedIdTable(reference::kPropertyIds));
+  EXPECT_TRUE(DisjointIds(kInvariantIds, reference::kPropertyIds));
+  EXPECT_STREQ(IdOf(kInvariantIds, Invariant::kW5), "W5");
+  EXPECT_STREQ(IdOf(kInvariantIds, Invariant::kArg), "ARG");
+  constexpr CheckId<Toy> kSwapped[] = {{Toy::kB, "b", "x"}, {Toy::kA, "a", "x"}};
+  constexpr CheckId<Toy> kTwice[] = {{Toy::kA, "a", "x"}, {Toy::kB, "a", "x"}};
+  constexpr CheckId<Toy> kSpace[] = {{Toy::kA, "a 1", "x"}, {Toy::kB, "b", "x"}};
+  constexpr CheckId<Toy> kBracket[] = {{Toy::kA, "a]", "x"}, {Toy::kB, "b", "x"}};
+  constexpr CheckId<Toy> kBar[] = {{Toy::kA, "a", "x | y"}, {Toy::kB, "b", "x"}};
+  constexpr CheckId<Toy> kShort[] = {{Toy::kA, "a", "x"}};
+  EXPECT_FALSE(WellFormedIdTable(kSwapped));
+  EXPECT_FALSE(WellFormedIdTable(kTwice));
+  EXPECT_FALSE(WellFormedIdTable(kSpace));
+  EXPECT_FALSE(WellFormedIdTable(kBracket));
+  EXPECT_FALSE(WellFormedIdTable(kBar));
+  EXPECT_FALSE(WellFormedIdTable(kShort));
+  constexpr CheckId<Toy> kSharesA1[] = {{Toy::kA, "z", "x"}, {Toy::kB, "A1", "x"}};
+  EXPECT_TRUE(DisjointIds(kToy, kSwapped));
+  EXPECT_FALSE(DisjointIds(kToy, kSharesA1));
+}
+
+}  // namespace
+}  // namespace flowcheck
