@@ -142,6 +142,15 @@ void Fail(const std::string& what, const std::string& detail) {
     // Another thread is reporting; it aborts the process.
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
+  if (BuiltWithTsan()) {
+    // A broken invariant is often the symptom of a data race still in
+    // progress: another thread's unlocked write that made the state wrong is
+    // about to happen, or half done. Give ThreadSanitizer, which names the
+    // two racing accesses (the cause), the moment it needs to report it
+    // first; it then ends the process itself (halt_on_error). A failure with
+    // no race behind it is reported as below, half a second later.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
   const bool armed = g_armed.load(std::memory_order_acquire);
   const StressConfig c = armed ? g_state->config : StressConfig{};
   const std::string text = FailureText(what, detail, c);

@@ -46,7 +46,9 @@ void DisarmFailureReporting();
 
 // Prints "flowcheck: FAIL [<what>] <detail>", the seed and the rerun command
 // to stderr, writes {"result": "fail", ...} to the JSON path if any, and
-// aborts. `what` is "invariant <ID>" or "watchdog". Safe from any thread; if
+// aborts. In a TSan build it first waits half a second: a broken invariant
+// may be the symptom of a data race whose second access is still to come,
+// and TSan's report of that race (the cause) then comes first. `what` is "invariant <ID>" or "watchdog". Safe from any thread; if
 // two threads fail at once, the first one reports and the other waits for
 // the abort.
 [[noreturn]] void Fail(const std::string& what, const std::string& detail);
