@@ -6,7 +6,8 @@
 // interrupted (JSON "result": "interrupted", exit 128 + signal: 130 for
 // SIGINT, 143 for SIGTERM). A second signal does not wait: it writes the
 // prepared "interrupted" JSON (no figures) and exits at once with the same
-// code. While armed, the handlers are the process's; Disarm restores the
+// code (the exit_group system call: no atexit handlers, no sanitizer exit
+// checks; the threads are cut off mid-run on purpose). While armed, the handlers are the process's; Disarm restores the
 // default dispositions.
 //
 //   StopSignals stop(&live, config);     // config: seed resolved, json_out resolved
