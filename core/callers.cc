@@ -8,58 +8,113 @@
 #include "core/tid_rdma.h"
 #include "lockcheck/lockdep.h"
 
-int caller_setup_hw_flow(rvt_qp* qp) {
+namespace {
+
+// For callers whose flow-layer function took and dropped exp_lock itself:
+// takes it again for the observer, s_lock still held (so IRQs are off and a
+// plain spin_lock is the kernel's way).
+void ObserveWithSLock(CallerObserver* observer, rvt_qp* qp, CallerOp op, long arg, int ret)
+    __must_hold(&qp->s_lock) {
+  hfi1_ctxtdata* rcd = qp->priv->rcd;
+  spin_lock(&rcd->exp_lock);
+  observer->UnderLock(rcd, CallerEvent{op, qp, arg, ret});
+  spin_unlock(&rcd->exp_lock);
+}
+
+}  // namespace
+
+const char* CallerOpName(CallerOp op) {
+  switch (op) {
+    case CallerOp::kSetupHwFlow: return "setup_hw_flow";
+    case CallerOp::kClearHwFlow: return "clear_hw_flow";
+    case CallerOp::kFlushWait: return "flush_wait";
+    case CallerOp::kGiveUpFlowWait: return "give_up_flow_wait";
+    case CallerOp::kRarrWait: return "rarr_wait";
+    case CallerOp::kRarrGrant: return "rarr_grant";
+    case CallerOp::kRarrRelease: return "rarr_release";
+    case CallerOp::kResync: return "resync";
+    case CallerOp::kClearResync: return "clear_resync";
+    case CallerOp::kReserveFlow: return "reserve_flow";
+    case CallerOp::kReleaseFlow: return "release_flow";
+  }
+  return "?";
+}
+
+int caller_setup_hw_flow(rvt_qp* qp, CallerObserver* observer) {
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
   int ret = hfi1_kern_setup_hw_flow(qp->priv->rcd, qp);
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kSetupHwFlow, 0, ret);
   spin_unlock_irqrestore(&qp->s_lock, flags);
   return ret;
 }
 
-void caller_clear_hw_flow(rvt_qp* qp) {
+void caller_clear_hw_flow(rvt_qp* qp, CallerObserver* observer) {
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
   hfi1_kern_clear_hw_flow(qp->priv->rcd, qp);
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kClearHwFlow, 0, 0);
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
-void caller_flush_wait(rvt_qp* qp) {
+void caller_flush_wait(rvt_qp* qp, CallerObserver* observer) {
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
   flush_qp_waiters(qp);
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kFlushWait, 0, 0);
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
-void caller_rarr_wait(rvt_qp* qp) {
+bool caller_give_up_flow_wait(rvt_qp* qp, CallerObserver* observer) {
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  // The send engine may have obtained the flow since the request layer last
+  // looked; then there is nothing to give up.
+  const bool flush = qp->priv->flow_state.index >= RXE_NUM_TID_FLOWS;
+  if (flush) {
+    flush_qp_waiters(qp);
+    qp->priv->model_req.wants_flow = false;
+  }
+  if (observer != nullptr) {
+    ObserveWithSLock(observer, qp, CallerOp::kGiveUpFlowWait, 0, flush ? 1 : 0);
+  }
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return flush;
+}
+
+void caller_rarr_wait(rvt_qp* qp, CallerObserver* observer) {
   hfi1_ctxtdata* rcd = qp->priv->rcd;
   unsigned long flags, flags2;
   spin_lock_irqsave(&qp->s_lock, flags);
   spin_lock_irqsave(&rcd->exp_lock, flags2);
   queue_qp_for_tid_wait(rcd, &rcd->rarr_queue, qp);
+  if (observer != nullptr) observer->UnderLock(rcd, CallerEvent{CallerOp::kRarrWait, qp, 0, 0});
   spin_unlock_irqrestore(&rcd->exp_lock, flags2);
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
 // hfi1_kern_exp_rcv_setup() steps 4 and 9.
-void caller_rarr_grant(rvt_qp* qp) {
+void caller_rarr_grant(rvt_qp* qp, CallerObserver* observer) {
   hfi1_ctxtdata* rcd = qp->priv->rcd;
   unsigned long flags, flags2;
   spin_lock_irqsave(&qp->s_lock, flags);
   spin_lock_irqsave(&rcd->exp_lock, flags2);
   dequeue_tid_waiter(rcd, &rcd->rarr_queue, qp);
   rvt_qp* fqp = first_qp(rcd, &rcd->rarr_queue);
+  if (observer != nullptr) observer->UnderLock(rcd, CallerEvent{CallerOp::kRarrGrant, qp, 0, 0});
   spin_unlock_irqrestore(&rcd->exp_lock, flags2);
   tid_rdma_schedule_tid_wakeup(fqp);
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
 // hfi1_kern_exp_rcv_clear() steps 2 and 4.
-void caller_rarr_release(rvt_qp* qp) {
+void caller_rarr_release(rvt_qp* qp, CallerObserver* observer) {
   hfi1_ctxtdata* rcd = qp->priv->rcd;
   unsigned long flags, flags2;
   spin_lock_irqsave(&qp->s_lock, flags);
   spin_lock_irqsave(&rcd->exp_lock, flags2);
   rvt_qp* fqp = first_qp(rcd, &rcd->rarr_queue);
+  if (observer != nullptr) observer->UnderLock(rcd, CallerEvent{CallerOp::kRarrRelease, qp, 0, 0});
   spin_unlock_irqrestore(&rcd->exp_lock, flags2);
   if (fqp == qp) {
     lockdep_assert_held(&fqp->s_lock);  // fqp aliases qp (see tid_rdma_flow.cc)
@@ -78,24 +133,37 @@ void caller_set_wants_flow(rvt_qp* qp, bool wants_flow) {
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
-bool caller_resync(rvt_qp* qp, u32 psn) { return tid_rdma_rcv_resync_flow(qp, psn); }
+bool caller_resync(rvt_qp* qp, u32 psn, CallerObserver* observer) {
+  const bool accepted = tid_rdma_rcv_resync_flow(qp, psn);
+  if (observer != nullptr) {
+    unsigned long flags;
+    spin_lock_irqsave(&qp->s_lock, flags);
+    ObserveWithSLock(observer, qp, CallerOp::kResync, static_cast<long>(psn), accepted ? 1 : 0);
+    spin_unlock_irqrestore(&qp->s_lock, flags);
+  }
+  return accepted;
+}
 
-void caller_clear_resync(rvt_qp* qp) {
+void caller_clear_resync(rvt_qp* qp, CallerObserver* observer) {
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
   qp->priv->resync = false;
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kClearResync, 0, 0);
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
-int caller_reserve_flow(hfi1_ctxtdata* rcd, int last) {
+int caller_reserve_flow(hfi1_ctxtdata* rcd, int last, CallerObserver* observer) {
   unsigned long flags;
   spin_lock_irqsave(&rcd->exp_lock, flags);
   int ret = kern_reserve_flow(rcd, last);
+  if (observer != nullptr) {
+    observer->UnderLock(rcd, CallerEvent{CallerOp::kReserveFlow, nullptr, last, ret});
+  }
   spin_unlock_irqrestore(&rcd->exp_lock, flags);
   return ret;
 }
 
-void caller_release_flow(hfi1_ctxtdata* rcd, int idx) {
+void caller_release_flow(hfi1_ctxtdata* rcd, int idx, CallerObserver* observer) {
   if (idx < 0 || idx >= BITS_PER_LONG) {
     // clear_bit beyond the word is memory corruption in the kernel too.
     std::fprintf(stderr, "caller_release_flow: index %d outside flow_mask\n", idx);
@@ -104,5 +172,8 @@ void caller_release_flow(hfi1_ctxtdata* rcd, int idx) {
   unsigned long flags;
   spin_lock_irqsave(&rcd->exp_lock, flags);
   clear_bit(idx, &rcd->flow_mask);
+  if (observer != nullptr) {
+    observer->UnderLock(rcd, CallerEvent{CallerOp::kReleaseFlow, nullptr, idx, 0});
+  }
   spin_unlock_irqrestore(&rcd->exp_lock, flags);
 }

@@ -1,5 +1,5 @@
 // core/callers.h: the flow layer as the driver's callers invoke it, each with
-// exactly the locks that caller holds (spec sections 3, 4.10, 5.10, 6.6-6.7).
+// exactly the locks that caller holds.
 // Fuzz targets, stress threads and tests drive the model through these; each
 // is called with NO lock held, takes what it needs, and releases it.
 //
@@ -8,6 +8,12 @@
 //   caller_clear_hw_flow(qp)     sync point / completion: s_lock (irq)
 //                                -> hfi1_kern_clear_hw_flow
 //   caller_flush_wait(qp)        QP error/reset: s_lock (irq) -> flush_qp_waiters
+//   caller_give_up_flow_wait(qp) NOT KERNEL: the request layer giving up a
+//                                flow it waits for (QP error): s_lock (irq);
+//                                if the QP owns no flow yet, flush_qp_waiters
+//                                and wants_flow = false; returns whether it
+//                                flushed (false: the send engine already got
+//                                the flow, which the QP keeps)
 //   caller_rarr_wait(qp)         hfi1_kern_exp_rcv_setup finding no RcvArray
 //                                space: s_lock, exp_lock -> queue on rarr_queue
 //   caller_rarr_grant(qp)        hfi1_kern_exp_rcv_setup succeeding: s_lock,
@@ -27,22 +33,79 @@
 //                                i outside 0..63 aborts (not a word bit)
 // The rarr_* functions model only the wait-queue half of the RcvArray (TID)
 // allocator; TID groups are outside this model's scope.
+//
+// Observing a call under its locks. Every caller except caller_set_wants_flow
+// takes an optional CallerObserver (nullptr by default: one pointer test, no
+// other cost). If given, the caller calls observer->UnderLock() once, right
+// after its flow-layer call, while it holds the context's exp_lock, and the
+// QP's s_lock too for every caller that has a QP. A harness uses it to check
+// what the call did, and to keep its own bookkeeping, atomically with the
+// call: no other thread can touch the flow layer state exp_lock protects in
+// between, nor this QP's. Where the flow-layer function takes exp_lock itself
+// (setup, clear, flush, give-up, the QP side of resync), the caller takes
+// exp_lock again after the function returned, still holding s_lock (resync
+// takes both again); in that gap another context user may run, but nobody
+// may act on this QP. For rarr_wait, rarr_grant, rarr_release, reserve and
+// release the observer runs inside the very critical section of the call.
+// The observer must not take s_lock or exp_lock, nor block.
 #ifndef FLOWCHECK_CORE_CALLERS_H_
 #define FLOWCHECK_CORE_CALLERS_H_
 
+#include "absl/base/thread_annotations.h"
 #include "core/hfi1.h"
 #include "core/qp.h"
 
-int caller_setup_hw_flow(rvt_qp* qp);
-void caller_clear_hw_flow(rvt_qp* qp);
-void caller_flush_wait(rvt_qp* qp);
-void caller_rarr_wait(rvt_qp* qp);
-void caller_rarr_grant(rvt_qp* qp);
-void caller_rarr_release(rvt_qp* qp);
+// Which caller an observed event comes from.
+enum class CallerOp {
+  kSetupHwFlow,
+  kClearHwFlow,
+  kFlushWait,
+  kGiveUpFlowWait,
+  kRarrWait,
+  kRarrGrant,
+  kRarrRelease,
+  kResync,
+  kClearResync,
+  kReserveFlow,
+  kReleaseFlow,
+};
+
+// "setup_hw_flow", "reserve_flow", ...: the caller's name without "caller_".
+const char* CallerOpName(CallerOp op);
+
+// One observed call.
+struct CallerEvent {
+  CallerOp op;
+  // The QP of the call (its s_lock is held), or nullptr for reserve/release.
+  rvt_qp* qp;
+  // The call's argument: `last` (reserve), the index (release), the PSN
+  // (resync); 0 for the others.
+  long arg;
+  // The call's result: setup 0 / -EAGAIN; reserve the flow / -EAGAIN;
+  // give-up and resync 1 (flushed / accepted) or 0; 0 for the others.
+  int ret;
+};
+
+class CallerObserver {
+ public:
+  virtual ~CallerObserver() = default;
+  // See the header comment: called on the calling thread, exp_lock of `rcd`
+  // held (and event.qp->s_lock when event.qp is not null).
+  virtual void UnderLock(hfi1_ctxtdata* rcd, const CallerEvent& event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd->exp_lock) = 0;
+};
+
+int caller_setup_hw_flow(rvt_qp* qp, CallerObserver* observer = nullptr);
+void caller_clear_hw_flow(rvt_qp* qp, CallerObserver* observer = nullptr);
+void caller_flush_wait(rvt_qp* qp, CallerObserver* observer = nullptr);
+bool caller_give_up_flow_wait(rvt_qp* qp, CallerObserver* observer = nullptr);
+void caller_rarr_wait(rvt_qp* qp, CallerObserver* observer = nullptr);
+void caller_rarr_grant(rvt_qp* qp, CallerObserver* observer = nullptr);
+void caller_rarr_release(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_set_wants_flow(rvt_qp* qp, bool wants_flow);
-bool caller_resync(rvt_qp* qp, u32 psn);
-void caller_clear_resync(rvt_qp* qp);
-int caller_reserve_flow(hfi1_ctxtdata* rcd, int last);
-void caller_release_flow(hfi1_ctxtdata* rcd, int idx);
+bool caller_resync(rvt_qp* qp, u32 psn, CallerObserver* observer = nullptr);
+void caller_clear_resync(rvt_qp* qp, CallerObserver* observer = nullptr);
+int caller_reserve_flow(hfi1_ctxtdata* rcd, int last, CallerObserver* observer = nullptr);
+void caller_release_flow(hfi1_ctxtdata* rcd, int idx, CallerObserver* observer = nullptr);
 
 #endif  // FLOWCHECK_CORE_CALLERS_H_

@@ -1,6 +1,9 @@
 // stress/config.cc: see config.h.
 #include "stress/config.h"
 
+#include <cmath>
+#include <random>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -12,7 +15,18 @@ int64_t EffectiveOpsPerThread(const StressConfig& c) {
   return c.seconds > 0 ? 0 : 2000;
 }
 
+uint64_t RandomSeed() {
+  std::random_device rd;
+  uint64_t s = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  return s == 0 ? 1 : s;
+}
+
 std::string Validate(const StressConfig& c) {
+  // Every comparison below is false for NaN: reject non-finite values first.
+  if (!std::isfinite(c.seconds)) return "--seconds must be a finite number";
+  if (!std::isfinite(c.yield_probability)) return "--yield_probability must be a finite number";
+  if (!std::isfinite(c.watchdog_seconds)) return "--watchdog_seconds must be a finite number";
+  if (!std::isfinite(c.progress_every)) return "--progress_every must be a finite number";
   if (c.threads < 1 || c.threads > 64) return "--threads must be in 1..64";
   if (c.contexts < 1 || c.contexts > 16) return "--contexts must be in 1..16";
   if (c.qps_per_thread < 1 || c.qps_per_thread > 64) return "--qps_per_thread must be in 1..64";
@@ -28,6 +42,7 @@ std::string Validate(const StressConfig& c) {
   if (c.quiescent_every < 1) return "--quiescent_every must be >= 1";
   if (c.workers < 1 || c.workers > 16) return "--workers must be in 1..16";
   if (c.bare_per_thread < 0 || c.bare_per_thread > 32) return "--bare_per_thread must be in 0..32";
+  if (c.progress_every < 0) return "--progress_every must be >= 0";
   return "";
 }
 

@@ -1,10 +1,11 @@
 // stress/config.h: what a stress run does, and how to say it again.
 //
-// A StressConfig fully determines a run's op sequences (the interleaving is
-// the scheduler's): the seed, the sizes, the op mix knobs. RerunCommand()
-// renders it as the exact command line that repeats the run; every failure
-// prints it. stress_main fills a config from Abseil flags (flags.h); tests
-// build one directly.
+// A StressConfig (the seed, the sizes, the op mix knobs) fully determines
+// each thread's op list and yield decisions. The interleaving is the OS
+// scheduler's: a rerun repeats the same sequences under the same pressure,
+// not the same race. RerunCommand() renders a config as the exact command
+// line that repeats the run; every failure prints it. stress_main fills a
+// config from Abseil flags (flags.h); tests build one directly.
 #ifndef FLOWCHECK_STRESS_CONFIG_H_
 #define FLOWCHECK_STRESS_CONFIG_H_
 
@@ -56,8 +57,12 @@ struct StressConfig {
 // ops_per_thread with -1 resolved; 0 = no limit.
 int64_t EffectiveOpsPerThread(const StressConfig& c);
 
-// "" if `c` is usable, else what is wrong with it.
+// "" if `c` is usable, else what is wrong with it (one line). Every number
+// must be finite (NaN and infinities are rejected) and within its range.
 std::string Validate(const StressConfig& c);
+
+// A random nonzero seed: what seed 0 means.
+uint64_t RandomSeed();
 
 // The flags of `c` that differ from the defaults, --seed always first,
 // --json_out and --progress_every left out (they do not change the run).

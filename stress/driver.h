@@ -8,7 +8,8 @@
 // docs/stress.md), threads * qps_per_thread QPs, a work queue with `workers`
 // threads, and runs:
 //   * `threads` op threads ("stress-<i>"): each owns its QPs and loops over
-//     the driver's real caller sequences (stress/thread_loop.h);
+//     the driver's callers (core/callers.h), each op checked under the
+//     caller's own locks (stress/op_check.h);
 //   * with irq_thread, one emulated receive interrupt ("rcv-irq") doing bare
 //     reservations and RESYNCs under exp_lock in hardirq context;
 //   * every quiescent_every ops, a quiescent point (stress/barrier.h): the
@@ -39,11 +40,18 @@
 namespace flowcheck {
 namespace stress {
 
-// Live counters of a run (relaxed atomics; for progress lines).
+// The caller's live view of a run (relaxed atomics): counters for progress
+// lines, and a way to stop it early.
 struct StressProgress {
   std::atomic<uint64_t> ops{0};          // ops completed by all threads
   std::atomic<uint64_t> checks{0};       // per-op check rounds passed
   std::atomic<uint64_t> quiescent{0};    // quiescent points passed
+  // Set nonzero (stress_main: the signal number of a SIGINT or SIGTERM) to
+  // end the main phase early. The op threads stop at their next op and the
+  // next quiescent point ends the main phase; the drain and the final checks
+  // still run, so the run ends with its threads joined and its state
+  // checked. May be set from a signal handler.
+  std::atomic<int> stop_signal{0};
 };
 
 struct StressResult {
@@ -59,16 +67,17 @@ struct StressResult {
   // Upstream divergences seen (core's kUpstreamDivergence ids, e.g. "W5"),
   // with one example each: the kernel's known hazards, not failures.
   std::map<std::string, std::string> divergences;
+  // The StressProgress::stop_signal that ended the main phase early, or 0.
+  int stopped_by = 0;
   double ops_per_second() const { return seconds > 0 ? ops / seconds : 0; }
 };
 
 // Runs `config` (seed 0: a random seed, printed). Prints the seed and the
-// rerun command at start. Returns on success; aborts on any failure.
-// `progress`, if given, is updated live (stress_main prints it).
+// rerun command at start. Returns when the run ended with every check passed
+// (at its limit, or early on a stop request: see StressProgress); aborts on
+// any failure. `progress`, if given, is updated live (stress_main prints it)
+// and may carry a stop request.
 StressResult RunStress(const StressConfig& config, StressProgress* progress = nullptr);
-
-// The JSON summary CI reads (result "pass").
-std::string ResultJson(const StressResult& r);
 
 }  // namespace stress
 }  // namespace flowcheck

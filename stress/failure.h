@@ -3,14 +3,29 @@
 // Every failure the driver detects ends the process the same way:
 //
 //   flowcheck: FAIL [invariant F1] flow 3 is owned 2 times: qp 1, qp 2 ...
-//   flowcheck: seed 1234
+//   flowcheck: seed 1234 (it fixes each thread's op list, not the interleaving: ...)
 //   flowcheck: rerun: bazel run --config=tsan //stress:stress_main -- --seed=1234 ...
 //
 // then abort(). The marker line is what tools/selftest.py and CI classify
-// ("[invariant <ID>]", "[watchdog]"). Failures found by someone else also
-// print the rerun command once armed: a lockcheck report (its default
-// handler aborts: SIGABRT) and a ThreadSanitizer report (halt_on_error: the
-// sanitizer's death callback).
+// ("[invariant <ID>]", "[watchdog]"). With --json_out, the JSON file says
+// {"result": "fail", "failure": <marker>, ...} (stress/result_json.h), written
+// atomically before the abort. Failures found by someone else also print the
+// seed and rerun lines and write the JSON once armed:
+//   - a lockcheck report: its handler is wrapped, so the JSON names the rule
+//     ("lockcheck: <rule> on <class>") before lockcheck prints and aborts;
+//   - a sanitizer report (TSan's halt_on_error): the sanitizer's death
+//     callback writes a JSON prepared at arming ("ThreadSanitizer report");
+//   - any other abort: the SIGABRT handler writes a prepared one ("abort").
+// The first failure writes the JSON; later ones leave it alone. A JSON write
+// that fails prints "flowcheck: cannot write <path>: ..." (the process is
+// failing anyway: its exit status is the abort's).
+//
+// One writer per run: every path that writes the run's JSON (these, a
+// second stop signal, stress_main's summary) first calls ClaimJsonOut(),
+// and only the first to claim writes, so two writers never race on the file.
+//
+// This state is process-wide on purpose: signal handlers and sanitizer
+// callbacks can reach nothing else.
 #ifndef FLOWCHECK_STRESS_FAILURE_H_
 #define FLOWCHECK_STRESS_FAILURE_H_
 
@@ -21,15 +36,19 @@
 namespace flowcheck {
 namespace stress {
 
-// Remembers `c`'s seed, rerun command and JSON path for the failure paths and
-// installs the SIGABRT handler and the sanitizer death callback. Call before
-// the run's threads start; DisarmFailureReporting() after they are joined.
+// Remembers `c` (seed resolved; json_out as the path to write, "" for none)
+// for the failure paths, prepares their JSON documents, and installs the
+// SIGABRT handler, the sanitizer death callback and the lockcheck report
+// handler wrapper. Call before the run's threads start;
+// DisarmFailureReporting() after they are joined.
 void ArmFailureReporting(const StressConfig& c);
 void DisarmFailureReporting();
 
 // Prints "flowcheck: FAIL [<what>] <detail>", the seed and the rerun command
 // to stderr, writes {"result": "fail", ...} to the JSON path if any, and
-// aborts. `what` is "invariant <ID>" or "watchdog". Safe from any thread; if
+// aborts. In a TSan build it first waits half a second: a broken invariant
+// may be the symptom of a data race whose second access is still to come,
+// and TSan's report of that race (the cause) then comes first. `what` is "invariant <ID>" or "watchdog". Safe from any thread; if
 // two threads fail at once, the first one reports and the other waits for
 // the abort.
 [[noreturn]] void Fail(const std::string& what, const std::string& detail);
@@ -37,6 +56,14 @@ void DisarmFailureReporting();
 // The text Fail() prints, without printing or aborting (for tests).
 std::string FailureText(const std::string& what, const std::string& detail,
                         const StressConfig& c);
+
+// True for the first caller after ArmFailureReporting, false for every other
+// one: the caller that gets true writes the run's JSON. Async-signal-safe.
+bool ClaimJsonOut();
+
+// "flowcheck: seed <n> (...)": the seed line of a failure, saying what the
+// seed fixes and what it does not.
+std::string SeedLine(uint64_t seed);
 
 }  // namespace stress
 }  // namespace flowcheck

@@ -5,7 +5,14 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 
 namespace {
 const flowcheck::stress::StressConfig kDefaults;
@@ -37,6 +44,66 @@ ABSL_FLAG(double, progress_every, 1.0, "seconds between progress lines (0 = none
 
 namespace flowcheck {
 namespace stress {
+namespace {
+
+bool IsUsageFlag(absl::string_view name) {
+  return name == "help" || name == "helpfull" || name == "helpshort" ||
+         name == "helppackage" || name == "helpon" || name == "helpmatch" ||
+         name == "version" || name == "only_check_args";
+}
+
+// One of the flags defined in this file (not another library's, nor
+// Abseil's --flagfile and friends).
+absl::CommandLineFlag* OurFlag(absl::string_view name) {
+  absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+  if (flag == nullptr || flag->IsRetired() ||
+      !absl::EndsWith(flag->Filename(), "stress/flags.cc")) {
+    return nullptr;
+  }
+  return flag;
+}
+
+}  // namespace
+
+std::string ParseFlags(int argc, char** argv) {
+  bool usage = false;
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--" || !absl::ConsumePrefix(&arg, "-") || arg.empty()) {
+      return absl::StrCat("unexpected argument '", argv[i], "' (only --flag=value arguments)");
+    }
+    absl::ConsumePrefix(&arg, "-");
+    const size_t eq = arg.find('=');
+    const absl::string_view name = arg.substr(0, eq);
+    const bool has_value = eq != absl::string_view::npos;
+    std::string value(has_value ? arg.substr(eq + 1) : absl::string_view());
+    if (IsUsageFlag(name)) {
+      usage = true;
+      continue;
+    }
+    absl::CommandLineFlag* flag = OurFlag(name);
+    if (flag == nullptr && absl::StartsWith(name, "no") && !has_value) {
+      flag = OurFlag(name.substr(2));
+      if (flag != nullptr && !flag->IsOfType<bool>()) flag = nullptr;
+      if (flag != nullptr) value = "false";
+    } else if (flag != nullptr && !has_value) {
+      if (flag->IsOfType<bool>()) {
+        value = "true";
+      } else if (i + 1 < argc) {
+        value = argv[++i];
+      } else {
+        return absl::StrCat("missing value for --", name);
+      }
+    }
+    if (flag == nullptr) return absl::StrCat("unknown flag '", argv[i], "' (see --helpfull)");
+    std::string error;
+    if (!flag->ParseFrom(value, &error)) {
+      return absl::StrCat("bad value for --", flag->Name(), ": ", error);
+    }
+  }
+  if (usage) absl::ParseCommandLine(argc, argv);  // prints the usage and exits
+  return "";
+}
 
 StressConfig ConfigFromFlags() {
   StressConfig c;

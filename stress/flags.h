@@ -7,13 +7,31 @@
 //
 // Each maps to the StressConfig field of the same name (stress/config.h says
 // what it does). Only stress_main links this.
+//
+// ParseFlags reads the command line into these flags without exiting, so
+// that every bad command line gets the same exit code (stress_main: 2)
+// whether the syntax, the value or the config validation is wrong:
+//
+//   std::string error = ParseFlags(argc, argv);
+//   if (!error.empty()) { fprintf(stderr, "stress_main: %s\n", error.c_str()); return 2; }
 #ifndef FLOWCHECK_STRESS_FLAGS_H_
 #define FLOWCHECK_STRESS_FLAGS_H_
+
+#include <string>
 
 #include "stress/config.h"
 
 namespace flowcheck {
 namespace stress {
+
+// Sets the flags from argv[1..argc-1]: --name=value, -name=value,
+// --name value (not for booleans), --name / --noname (booleans only). Only
+// the flags above are accepted; "--" or any other argument is an error.
+// Returns "" or one line naming the offending argument and why. Abseil's
+// usage flags (--help, --helpfull, --helpshort, --helppackage, --helpon=,
+// --helpmatch=, --version, --only_check_args) are handed, once the rest
+// parsed, to absl::ParseCommandLine, which prints and exits as Abseil does.
+std::string ParseFlags(int argc, char** argv);
 
 // The config the parsed flags describe.
 StressConfig ConfigFromFlags();

@@ -4,7 +4,9 @@
 // Ownership: a Participant's fields are written by its own thread only,
 // except `doing` and `counters` (relaxed atomics read by the watchdog and
 // the progress line). Other threads read the rest only inside a quiescent
-// point's leader action, ordered after the owner by the barrier.
+// point's leader action, ordered after the owner by the barrier. Every
+// function that acts for a thread is handed its Participant explicitly; no
+// harness state is thread-local.
 #ifndef FLOWCHECK_STRESS_RUN_STATE_H_
 #define FLOWCHECK_STRESS_RUN_STATE_H_
 
@@ -22,7 +24,9 @@
 #include "stress/barrier.h"
 #include "stress/checks.h"
 #include "stress/config.h"
+#include "stress/counters.h"
 #include "stress/driver.h"
+#include "stress/judge.h"
 #include "stress/rng.h"
 #include "stress/yield.h"
 
@@ -45,16 +49,6 @@ struct QpSlot {
   QpState state = QpState::kIdle;
 };
 
-// Outcome counters (summed into StressResult::counters by name).
-enum Counter {
-  kOps, kChecks,
-  kSetupOk, kSetupEagain, kGrantedByWakeup, kGrantedByRetry, kGiveUp, kRetryEagain,
-  kReleases, kUses, kRarrWaits, kRarrGrants, kRarrReleases, kRarrFlushes, kResyncAcks,
-  kBareReserved, kBareEagainFull, kBareReleased, kResyncs, kResyncsAccepted,
-  kNumCounters
-};
-extern const char* const kCounterNames[kNumCounters];
-
 struct Participant {
   int index = 0;           // op threads 0..T-1; the interrupt thread T
   bool irq = false;
@@ -66,11 +60,9 @@ struct Participant {
   std::vector<std::pair<ContextState*, int>> bare;   // flows held without a QP
   std::map<std::string, std::string> divergences;    // id -> first example
   std::atomic<const char*> doing{"starting"};
-  std::atomic<uint64_t> counters[kNumCounters] = {};
+  Counters counters;
 
-  void Count(Counter c, uint64_t n = 1) {
-    counters[c].store(counters[c].load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-  }
+  void Count(Counter c, uint64_t n = 1) { counters.Count(c, n); }
 };
 
 struct Run {
@@ -84,43 +76,33 @@ struct Run {
   std::vector<std::unique_ptr<Participant>> participants;
   std::unique_ptr<QuiescentBarrier> barrier;
   std::atomic<uint64_t> progress{0};  // the watchdog's heartbeat
-  StressProgress* live = nullptr;     // optional, for progress lines
+  StressProgress* live = nullptr;     // optional: progress lines, stop requests
   std::chrono::steady_clock::time_point start;
   uint64_t quiescent_points = 0;      // leader only
   int drain_rounds = 0;               // leader only
+  int stopped_by = 0;                 // leader only: the stop request that ended the main phase
   std::map<std::string, std::string> leader_divergences;  // leader only
 
   void Beat() { progress.fetch_add(1, std::memory_order_relaxed); }
+  // A stop was requested (StressProgress::stop_signal): finish early.
+  bool StopRequested() const {
+    return live != nullptr && live->stop_signal.load(std::memory_order_relaxed) != 0;
+  }
 };
 
-// The per-thread loops (thread_loop.cc). Each returns after the final drain.
-void OpThreadMain(Run* run, Participant* p);
-void IrqThreadMain(Run* run, Participant* p);
+// The total of counter `c` over the run's participants.
+uint64_t Sum(const Run& run, Counter c);
 
-// The leader actions (driver.cc), run by the last thread to arrive.
-// Quiescent point of the main phase: returns whether to keep going.
-bool QuiescentPoint(Run* run);
-// One round of the final drain: returns whether waiters remain.
-bool DrainRound(Run* run);
-// After the drain: final checks. Returns true.
-bool FinalPoint(Run* run);
+// Seconds since the run's threads started.
+double Elapsed(const Run& run);
 
-// Fails the run with `f`, found by `who` ("invariant <id>" marker).
-[[noreturn]] void FailWith(const Finding& f, const std::string& who);
-// Records divergences (first example per id) in `divergences` and fails on
-// the first real finding, saying it was found after `where` by `who`.
-void JudgeInto(std::map<std::string, std::string>* divergences,
-               const std::vector<Finding>& findings, const char* where, const std::string& who);
+// One line per participant (what it is doing, its ops) and the work queue's
+// backlog: the watchdog's view of the harness.
+std::string DescribeParticipants(const Run& run);
+
 inline void Judge(Participant* p, const std::vector<Finding>& findings, const char* where) {
   if (!findings.empty()) JudgeInto(&p->divergences, findings, where, p->name);
 }
-
-// Bare (QP-less) reservations and releases (thread_loop.cc), for any harness
-// thread, no lock held: exp_lock -> kern_reserve_flow / clear_bit, recorded
-// in ctx's harness table in the same critical section, checked; a release
-// then wakes the head of flow_queue as hfi1_kern_clear_hw_flow would.
-void BareReserve(Participant* p, ContextState* ctx, int last);
-void BareRelease(Participant* p, size_t i);  // i: index into p->bare
 
 }  // namespace stress
 }  // namespace flowcheck

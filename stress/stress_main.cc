@@ -5,22 +5,38 @@
 //
 // Prints the seed and the rerun command first, a progress line every
 // --progress_every seconds (elapsed, ops, ops/s, checks passed), and a final
-// summary; with --json_out, a JSON summary for CI. Exit 0 on success; any
-// failure prints "flowcheck: FAIL [...]" with the rerun command and aborts
-// (tools/campaign.py and tools/selftest.py read exactly that).
+// summary; with --json_out, a JSON summary for CI (stress/result_json.h).
+// Exit status:
+//   0    every check passed (the JSON, if asked for, is written)
+//   1    every check passed but the JSON could not be written (the line
+//        "flowcheck: cannot write <path>: ..." says why)
+//   2    a bad command line: unknown flag, bad or non-finite value, an
+//        argument that is not a flag, or a --json_out directory that cannot
+//        be written (checked before the run starts)
+//   130  stopped by SIGINT, 143 by SIGTERM: not a pass (JSON "interrupted")
+//   any failure prints "flowcheck: FAIL [...]" (or a lockcheck / sanitizer
+//        report) with the rerun command and aborts (SIGABRT, or the
+//        sanitizer's exit code); tools/campaign.py and tools/selftest.py
+//        read exactly that.
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <fstream>
 #include <mutex>
 #include <thread>
 
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "common/atomic_file.h"
 #include "stress/config.h"
 #include "stress/driver.h"
+#include "stress/failure.h"
 #include "stress/flags.h"
+#include "stress/json_out.h"
+#include "stress/result_json.h"
+#include "stress/stop_signals.h"
 
 namespace {
 
@@ -67,28 +83,13 @@ class ProgressPrinter {
   std::thread thread_;
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "flowcheck's multithreaded stress of the hfi1 flow layer (see docs/stress.md)");
-  absl::ParseCommandLine(argc, argv);
-  flowcheck::stress::StressConfig config = flowcheck::stress::ConfigFromFlags();
-  const std::string invalid = flowcheck::stress::Validate(config);
-  if (!invalid.empty()) {
-    std::fprintf(stderr, "stress_main: %s\n", invalid.c_str());
-    return 2;
-  }
-  StressProgress live;
-  flowcheck::stress::StressResult r;
-  {
-    ProgressPrinter printer(&live, config.progress_every);
-    r = flowcheck::stress::RunStress(config, &live);
-  }
+void PrintSummary(const flowcheck::stress::StressResult& r, int interrupted_by) {
+  const char* verdict = interrupted_by != 0 ? "INTERRUPTED" : "PASS";
   std::printf(
-      "[stress] PASS: seed %llu, %d thread(s)%s, %.1f s, %llu ops (%.0f ops/s), checks passed: "
-      "%llu per-op, %llu quiescent points, final; %llu work items, %llu yields\n",
-      static_cast<unsigned long long>(r.config.seed), r.config.threads,
+      "[stress] %s: seed %llu (fixes each thread's op list, not the interleaving), %d "
+      "thread(s)%s, %.1f s, %llu ops (%.0f ops/s), checks passed: %llu per-op, %llu quiescent "
+      "points, final; %llu work items, %llu yields\n",
+      verdict, static_cast<unsigned long long>(r.config.seed), r.config.threads,
       r.config.irq_thread ? " + rcv-irq" : "", r.seconds, static_cast<unsigned long long>(r.ops),
       r.ops_per_second(), static_cast<unsigned long long>(r.checks),
       static_cast<unsigned long long>(r.quiescent_points),
@@ -99,12 +100,71 @@ int main(int argc, char** argv) {
   }
   std::printf("\n");
   for (const auto& d : r.divergences) {
-    std::printf("[stress] upstream divergence seen (a known kernel hazard, not a failure): %s: %s\n",
-                d.first.c_str(), d.second.c_str());
+    std::printf(
+        "[stress] upstream divergence seen (a known kernel hazard, not a failure): %s: %s\n",
+        d.first.c_str(), d.second.c_str());
+  }
+  if (interrupted_by != 0) {
+    std::printf("[stress] the run was interrupted by %s after %.1f s: stopped early, this is "
+                "NOT a pass (the checks that ran passed)\n",
+                flowcheck::stress::SignalName(interrupted_by).c_str(), r.seconds);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "flowcheck's multithreaded stress of the hfi1 flow layer (see docs/stress.md)");
+  const std::string bad_flag = flowcheck::stress::ParseFlags(argc, argv);
+  if (!bad_flag.empty()) {
+    std::fprintf(stderr, "stress_main: %s\n", bad_flag.c_str());
+    return 2;
+  }
+  flowcheck::stress::StressConfig config = flowcheck::stress::ConfigFromFlags();
+  const std::string invalid = flowcheck::stress::Validate(config);
+  if (!invalid.empty()) {
+    std::fprintf(stderr, "stress_main: %s\n", invalid.c_str());
+    return 2;
   }
   if (!config.json_out.empty()) {
-    std::ofstream(config.json_out, std::ios::trunc) << flowcheck::stress::ResultJson(r);
-    std::printf("[stress] JSON summary: %s\n", config.json_out.c_str());
+    // Relative to where the user ran the command, not bazel run's runfiles.
+    config.json_out = flowcheck::ResolveUserPath(config.json_out);
+    const std::string unwritable = flowcheck::stress::CheckJsonOut(config.json_out);
+    if (!unwritable.empty()) {
+      std::fprintf(stderr, "stress_main: --json_out: %s\n", unwritable.c_str());
+      return 2;
+    }
   }
-  return 0;
+  if (config.seed == 0) config.seed = flowcheck::stress::RandomSeed();
+
+  StressProgress live;
+  flowcheck::stress::StopSignals stop_signals(&live, config);
+  flowcheck::stress::StressResult r;
+  {
+    ProgressPrinter printer(&live, config.progress_every);
+    r = flowcheck::stress::RunStress(config, &live);
+  }
+  // From here a signal exits at once (stop_signals.h); before, it stopped the run.
+  const int interrupted_by = std::max(live.stop_signal.exchange(-1), 0);
+  PrintSummary(r, interrupted_by);
+  int status = interrupted_by != 0 ? flowcheck::stress::StopSignals::ExitCode(interrupted_by) : 0;
+  if (!config.json_out.empty()) {
+    // A late signal's handler may have claimed the file: it writes
+    // "interrupted" and exits the process; wait for that.
+    if (!flowcheck::stress::ClaimJsonOut()) {
+      for (;;) pause();
+    }
+    const std::string error = flowcheck::WriteFileAtomically(
+        config.json_out, flowcheck::stress::ResultJson(r, interrupted_by));
+    if (error.empty()) {
+      std::printf("[stress] JSON summary: %s\n", config.json_out.c_str());
+    } else {
+      std::fflush(stdout);
+      std::fprintf(stderr, "flowcheck: %s\n", error.c_str());
+      if (status == 0) status = 1;
+    }
+  }
+  std::fflush(stdout);
+  return status;
 }

@@ -2,10 +2,16 @@
 // the marker, every thread's locks and the rerun command (death tests).
 #include "stress/watchdog.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <fstream>
 #include <mutex>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -32,9 +38,12 @@ StressConfig SomeConfig() {
 }
 
 // A deliberately stuck run: "holder" takes the lock and blocks forever,
-// "spinner" spins on it, nobody makes progress. The watchdog must abort.
-[[noreturn]] void StuckRun() {
-  ArmFailureReporting(SomeConfig());
+// "spinner" spins on it, nobody makes progress. The watchdog must abort,
+// leaving its failure in `json_out`.
+[[noreturn]] void StuckRun(const std::string& json_out) {
+  StressConfig c = SomeConfig();
+  c.json_out = json_out;
+  ArmFailureReporting(c);
   static Context ctx;
   spin_lock_init(&ctx.exp_lock);
   static std::atomic<uint64_t> progress{0};
@@ -61,14 +70,23 @@ StressConfig SomeConfig() {
 
 TEST(WatchdogDeathTest, StuckThreadsBecomeAReportWithHeldLocksThenAnAbort) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_DEATH(StuckRun(),
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string json_out = std::string(tmp != nullptr ? tmp : "/tmp") + "/watchdog.json";
+  unlink(json_out.c_str());
+  EXPECT_DEATH(StuckRun(json_out),
                "flowcheck: FAIL \\[watchdog\\] no progress for 1 s(.|\n)*"
                "stress-0: stuck on purpose(.|\n)*"
                "\"holder\" \\(irqs off\\): holds 1 lock: &ctx.exp_lock(.|\n)*"
                "\"spinner\" \\(irqs off\\): holds no locks; waiting for &ctx.exp_lock[^\n]* "
                "held by thread [0-9]+ \"holder\"(.|\n)*"
-               "flowcheck: seed 99\nflowcheck: rerun: bazel run [^\n]*//stress:stress_main -- "
-               "--seed=99 --threads=6");
+               "flowcheck: seed 99 \\(it fixes each thread's op list[^\n]*not the interleaving"
+               "[^\n]*\nflowcheck: rerun: bazel run [^\n]*//stress:stress_main -- --seed=99 "
+               "--threads=6");
+  std::ifstream in(json_out);
+  std::stringstream json;
+  json << in.rdbuf();
+  EXPECT_THAT(json.str(), ::testing::StartsWith("{\n  \"result\": \"fail\",\n  \"seed\": 99,\n"));
+  EXPECT_THAT(json.str(), ::testing::HasSubstr("\"failure\": \"watchdog\",\n"));
 }
 
 TEST(WatchdogTest, StallReportNamesTheHarnessThreads) {
@@ -87,7 +105,8 @@ TEST(FailureDeathTest, FailPrintsTheMarkerTheSeedAndTheRerunCommand) {
         ArmFailureReporting(SomeConfig());
         Fail("invariant F1", "flow 3 is owned 2 times");
       },
-      "flowcheck: FAIL \\[invariant F1\\] flow 3 is owned 2 times\nflowcheck: seed 99\n"
+      "flowcheck: FAIL \\[invariant F1\\] flow 3 is owned 2 times\nflowcheck: seed 99 \\(it fixes "
+      "each thread's op list and yield decisions, not the interleaving[^\n]*\n"
       "flowcheck: rerun: bazel run [^\n]*//stress:stress_main -- --seed=99 --threads=6\n");
 }
 

@@ -1,0 +1,179 @@
+// core/callers_test.cc: the callers' under-lock observer (callers.h). Each
+// caller reports its call once, with what it called and its result, while it
+// holds exp_lock (and the QP's s_lock), and the observer sees the state the
+// call just left, before anyone else can change it.
+#include "core/callers.h"
+
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include "core/bitops.h"
+#include "core/test_model.h"
+#include "core/tid_rdma.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lockcheck/lockdep.h"
+#include "lockcheck/report.h"
+
+namespace {
+
+using flowcheck::testing::TestModel;
+using ::testing::ElementsAre;
+
+// What the observer saw at one call: the event and the state under the lock.
+struct Seen {
+  CallerOp op;
+  rvt_qp* qp;
+  long arg;
+  int ret;
+  unsigned long flow_mask;
+  u8 flow_index;       // qp's flow_state.index (qp calls only)
+  bool on_a_queue;     // qp's tid_wait is linked (qp calls only)
+  bool wants_flow;     // qp's request layer (qp calls only)
+};
+
+// Records every event and asserts (through lockcheck) that the locks the
+// contract promises are held by the calling thread.
+class Recorder : public CallerObserver {
+ public:
+  void UnderLock(hfi1_ctxtdata* rcd, const CallerEvent& e) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd->exp_lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    lockdep_assert_held(&rcd->exp_lock);
+    Seen s{e.op, e.qp, e.arg, e.ret, rcd->flow_mask, 0, false, false};
+    if (e.qp != nullptr) {
+      lockdep_assert_held(&e.qp->s_lock);
+      s.flow_index = e.qp->priv->flow_state.index;
+      s.on_a_queue = !list_empty(&e.qp->priv->tid_wait);
+      s.wants_flow = e.qp->priv->model_req.wants_flow;
+    }
+    seen.push_back(s);
+  }
+  std::vector<Seen> seen;
+};
+
+std::vector<CallerOp> Ops(const std::vector<Seen>& v) {
+  std::vector<CallerOp> ops;
+  for (const Seen& s : v) ops.push_back(s.op);
+  return ops;
+}
+
+class CallersTest : public ::testing::Test {
+ protected:
+  CallersTest() : model_(3) {}
+  // Any lockdep_assert_held that fails in the observer is recorded here.
+  lockcheck::RecordingHandler lock_reports_;
+  TestModel model_;
+  Recorder rec_;
+};
+
+TEST_F(CallersTest, NoObserverIsTheDefault) {
+  // The same calls without an observer: nothing to observe, same results.
+  EXPECT_EQ(caller_setup_hw_flow(model_.qp(0)), 0);
+  caller_clear_hw_flow(model_.qp(0));
+  EXPECT_EQ(caller_reserve_flow(model_.rcd(), 4), 4);
+  caller_release_flow(model_.rcd(), 4);
+  EXPECT_EQ(model_.flow_mask(), 0u);
+}
+
+TEST_F(CallersTest, SetupAndClearAreSeenWithTheirResultUnderBothLocks) {
+  ASSERT_EQ(caller_setup_hw_flow(model_.qp(0), &rec_), 0);
+  caller_clear_hw_flow(model_.qp(0), &rec_);
+  ASSERT_THAT(Ops(rec_.seen), ElementsAre(CallerOp::kSetupHwFlow, CallerOp::kClearHwFlow));
+  const Seen& setup = rec_.seen[0];
+  EXPECT_EQ(setup.qp, model_.qp(0));
+  EXPECT_EQ(setup.ret, 0);
+  EXPECT_LT(setup.flow_index, RXE_NUM_TID_FLOWS);  // it owns the flow ...
+  EXPECT_EQ(setup.flow_mask, 1UL << setup.flow_index);  // ... and its bit is set
+  const Seen& clear = rec_.seen[1];
+  EXPECT_EQ(clear.flow_index, RXE_NUM_TID_FLOWS);
+  EXPECT_EQ(clear.flow_mask, 0u);
+  EXPECT_TRUE(lock_reports_.reports().empty()) << lock_reports_.reports()[0].ToString();
+}
+
+TEST_F(CallersTest, AnEagainSetupIsSeenQueued) {
+  for (int i = 0; i < RXE_NUM_TID_FLOWS; ++i) ASSERT_EQ(caller_reserve_flow(model_.rcd(), i), i);
+  ASSERT_EQ(caller_setup_hw_flow(model_.qp(1), &rec_), -EAGAIN);
+  ASSERT_THAT(Ops(rec_.seen), ElementsAre(CallerOp::kSetupHwFlow));
+  EXPECT_EQ(rec_.seen[0].ret, -EAGAIN);
+  EXPECT_TRUE(rec_.seen[0].on_a_queue);
+  EXPECT_EQ(model_.flow_queue_qpns(), std::vector<u32>{2});
+  caller_flush_wait(model_.qp(1), &rec_);
+  ASSERT_EQ(rec_.seen.size(), 2u);
+  EXPECT_EQ(rec_.seen[1].op, CallerOp::kFlushWait);
+  EXPECT_FALSE(rec_.seen[1].on_a_queue);
+  EXPECT_TRUE(lock_reports_.reports().empty());
+}
+
+TEST_F(CallersTest, GiveUpFlushesOnlyAQpWithoutAFlow) {
+  for (int i = 0; i < RXE_NUM_TID_FLOWS; ++i) ASSERT_EQ(caller_reserve_flow(model_.rcd(), i), i);
+  caller_set_wants_flow(model_.qp(0), true);
+  ASSERT_EQ(caller_setup_hw_flow(model_.qp(0)), -EAGAIN);
+  EXPECT_TRUE(caller_give_up_flow_wait(model_.qp(0), &rec_));
+  ASSERT_THAT(Ops(rec_.seen), ElementsAre(CallerOp::kGiveUpFlowWait));
+  EXPECT_EQ(rec_.seen[0].ret, 1);
+  EXPECT_FALSE(rec_.seen[0].on_a_queue);
+  EXPECT_FALSE(rec_.seen[0].wants_flow);
+
+  // A QP that already owns a flow keeps it and its request.
+  caller_release_flow(model_.rcd(), 9);
+  caller_set_wants_flow(model_.qp(1), true);
+  ASSERT_EQ(caller_setup_hw_flow(model_.qp(1)), 0);
+  caller_set_wants_flow(model_.qp(1), true);
+  EXPECT_FALSE(caller_give_up_flow_wait(model_.qp(1), &rec_));
+  ASSERT_EQ(rec_.seen.size(), 2u);
+  EXPECT_EQ(rec_.seen[1].ret, 0);
+  EXPECT_EQ(rec_.seen[1].flow_index, 9);
+  EXPECT_TRUE(rec_.seen[1].wants_flow);
+  EXPECT_TRUE(lock_reports_.reports().empty());
+}
+
+TEST_F(CallersTest, RarrCallsAreSeenInsideTheirCriticalSection) {
+  ASSERT_EQ(caller_setup_hw_flow(model_.qp(0)), 0);
+  caller_rarr_wait(model_.qp(0), &rec_);
+  caller_rarr_grant(model_.qp(0), &rec_);
+  caller_rarr_release(model_.qp(0), &rec_);
+  ASSERT_THAT(Ops(rec_.seen), ElementsAre(CallerOp::kRarrWait, CallerOp::kRarrGrant,
+                                          CallerOp::kRarrRelease));
+  EXPECT_TRUE(rec_.seen[0].on_a_queue);   // queued on rarr_queue
+  EXPECT_FALSE(rec_.seen[1].on_a_queue);  // dequeued
+  EXPECT_FALSE(rec_.seen[2].on_a_queue);
+  model_.wq().RunAll();
+  EXPECT_TRUE(lock_reports_.reports().empty());
+}
+
+TEST_F(CallersTest, ResyncAndItsAckAreSeenWithThePsnAndTheVerdict) {
+  // A QP without a flow accepts any generation (tid_rdma.h).
+  const u32 psn = ((5u << HFI1_KDETH_BTH_SEQ_SHIFT) - 1) & PSN_MASK;
+  EXPECT_TRUE(caller_resync(model_.qp(2), psn, &rec_));
+  EXPECT_FALSE(caller_resync(model_.qp(2), psn, &rec_));  // resync already pending
+  caller_clear_resync(model_.qp(2), &rec_);
+  ASSERT_THAT(Ops(rec_.seen),
+              ElementsAre(CallerOp::kResync, CallerOp::kResync, CallerOp::kClearResync));
+  EXPECT_EQ(rec_.seen[0].arg, static_cast<long>(psn));
+  EXPECT_EQ(rec_.seen[0].ret, 1);
+  EXPECT_EQ(rec_.seen[1].ret, 0);
+  EXPECT_EQ(rec_.seen[2].qp, model_.qp(2));
+  EXPECT_TRUE(lock_reports_.reports().empty());
+}
+
+TEST_F(CallersTest, BareReserveAndReleaseAreSeenWithTheMaskTheyLeft) {
+  ASSERT_EQ(caller_reserve_flow(model_.rcd(), 7, &rec_), 7);
+  caller_release_flow(model_.rcd(), 7, &rec_);
+  ASSERT_THAT(Ops(rec_.seen), ElementsAre(CallerOp::kReserveFlow, CallerOp::kReleaseFlow));
+  EXPECT_EQ(rec_.seen[0].qp, nullptr);
+  EXPECT_EQ(rec_.seen[0].arg, 7);
+  EXPECT_EQ(rec_.seen[0].ret, 7);
+  EXPECT_EQ(rec_.seen[0].flow_mask, 1UL << 7);
+  EXPECT_EQ(rec_.seen[1].arg, 7);
+  EXPECT_EQ(rec_.seen[1].flow_mask, 0u);
+  EXPECT_TRUE(lock_reports_.reports().empty());
+}
+
+TEST(CallerOpNameTest, NamesEveryOp) {
+  EXPECT_STREQ(CallerOpName(CallerOp::kSetupHwFlow), "setup_hw_flow");
+  EXPECT_STREQ(CallerOpName(CallerOp::kGiveUpFlowWait), "give_up_flow_wait");
+  EXPECT_STREQ(CallerOpName(CallerOp::kReleaseFlow), "release_flow");
+}
+
+}  // namespace

@@ -1,0 +1,16 @@
+// stress/counters.cc: see counters.h.
+#include "stress/counters.h"
+
+namespace flowcheck {
+namespace stress {
+
+const char* const kCounterNames[kNumCounters] = {
+    "ops", "checks",
+    "setup_ok", "setup_eagain", "granted_by_wakeup", "granted_by_retry", "give_up",
+    "retry_eagain", "release", "use", "rarr_wait", "rarr_grant", "rarr_release", "rarr_flush",
+    "resync_ack", "bare_reserved", "bare_eagain_full", "bare_released", "resync",
+    "resync_accepted",
+};
+
+}  // namespace stress
+}  // namespace flowcheck

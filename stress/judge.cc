@@ -1,0 +1,26 @@
+// stress/judge.cc: see judge.h.
+#include "stress/judge.h"
+
+#include "absl/strings/str_cat.h"
+#include "stress/failure.h"
+
+namespace flowcheck {
+namespace stress {
+
+void FailWith(const Finding& f, const std::string& who) {
+  Fail("invariant " + f.id, absl::StrCat(f.detail, " [found by ", who, "]"));
+}
+
+void JudgeInto(std::map<std::string, std::string>* divergences,
+               const std::vector<Finding>& findings, const char* where, const std::string& who) {
+  for (const Finding& f : findings) {
+    if (f.divergence) {
+      divergences->emplace(f.id, f.detail);
+    } else {
+      FailWith(Finding{f.id, absl::StrCat(f.detail, " (checked after: ", where, ")")}, who);
+    }
+  }
+}
+
+}  // namespace stress
+}  // namespace flowcheck

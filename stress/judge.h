@@ -1,0 +1,32 @@
+// stress/judge.h: internal to the driver. How a finding becomes a failure.
+//
+// The checks (checks.h) return findings; the driver judges them: an
+// upstream divergence (the kernel's own known hazard) is recorded, first
+// example per id, and the run goes on; anything else fails the run at once
+// with the "invariant <ID>" marker (failure.h), naming the thread that found
+// it and after which operation.
+#ifndef FLOWCHECK_STRESS_JUDGE_H_
+#define FLOWCHECK_STRESS_JUDGE_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "stress/checks.h"
+
+namespace flowcheck {
+namespace stress {
+
+// Fails the run with `f`, found by `who`: "flowcheck: FAIL [invariant <id>]
+// <detail> [found by <who>]". Does not return.
+[[noreturn]] void FailWith(const Finding& f, const std::string& who);
+
+// Records divergences (first example per id) in `divergences` and fails on
+// the first real finding, saying it was found after `where` by `who`.
+void JudgeInto(std::map<std::string, std::string>* divergences,
+               const std::vector<Finding>& findings, const char* where, const std::string& who);
+
+}  // namespace stress
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_STRESS_JUDGE_H_

@@ -1,0 +1,39 @@
+// stress/ops.h: internal to the driver. The operations a stress thread
+// performs, each through core/callers.h with an OpCheck (op_check.h) that
+// checks it under the caller's locks, and each counted.
+//
+// QP ops (qp_ops.cc) run on the op thread that owns the QP and move its
+// QpState; bare ops (bare_ops.cc) run on any harness thread and reserve or
+// release flows no QP owns, recorded in the context's harness table.
+#ifndef FLOWCHECK_STRESS_OPS_H_
+#define FLOWCHECK_STRESS_OPS_H_
+
+#include <cstddef>
+
+#include "stress/run_state.h"
+
+namespace flowcheck {
+namespace stress {
+
+// One op on QP slot `s`, picked with the thread's generator among the ops
+// that fit what the thread believes `s` is (its QpState); weights in
+// qp_ops.cc.
+void QpOp(Run* run, Participant* p, QpSlot* s);
+
+// The ops the final drain also needs.
+void OpPoll(Participant* p, QpSlot* s);        // did the send engine get the flow?
+void OpRelease(Participant* p, QpSlot* s);     // caller_clear_hw_flow
+void OpRarrGrant(Participant* p, QpSlot* s);   // caller_rarr_grant
+
+// A bare reservation (caller_reserve_flow) when the thread holds fewer than
+// `limit` bare flows (and 75% of the time), else a bare release of one of
+// them (caller_release_flow, then a wakeup of flow_queue's head).
+void BareOp(Run* run, Participant* p, int limit);
+
+// Releases p->bare[i] (see BareOp).
+void BareRelease(Participant* p, size_t i);
+
+}  // namespace stress
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_STRESS_OPS_H_

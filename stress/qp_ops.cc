@@ -1,0 +1,194 @@
+// stress/qp_ops.cc: what an op thread does to its own QPs (see ops.h).
+//
+// Each op is one of the driver's callers (core/callers.h), as the send
+// engine setting up a flow, a sync point clearing it, the RcvArray allocator
+// queueing the QP for TIDs, a QP error giving up (flush), ... The caller
+// takes exactly the driver's locks and runs the op's checks (OpCheck) while
+// it still holds them. "use" and "poll" are the harness looking at its QP.
+//
+// The waiting protocol (what the no-lost-wakeup check relies on): a QP whose
+// setup returned -EAGAIN stays queued with wants_flow set; its thread does
+// NOT retry on its own schedule (except the rare "retry" op, as a new
+// request would) but waits for the send engine, run by a worker after a
+// wakeup, to obtain the flow, which the thread then sees (poll); or it
+// gives up (flush, wants_flow cleared). In the final drain nobody gives up:
+// every waiter must be granted, so a wakeup that never comes shows.
+#include "absl/strings/str_format.h"
+#include "core/callers.h"
+#include "core/tid_rdma.h"
+#include "lockcheck/lockdep.h"
+#include "stress/op_check.h"
+#include "stress/ops.h"
+
+namespace flowcheck {
+namespace stress {
+namespace {
+
+// What hfi1_kern_clear_hw_flow does after a release, for the harness's own
+// give-up: wake the head of flow_queue (see OpGiveUp).
+void WakeFlowQueueHead(ContextState* ctx) {
+  unsigned long flags;
+  spin_lock_irqsave(&ctx->rcd->exp_lock, flags);
+  rvt_qp* fqp = first_qp(ctx->rcd, &ctx->rcd->flow_queue);
+  spin_unlock_irqrestore(&ctx->rcd->exp_lock, flags);
+  tid_rdma_schedule_tid_wakeup(fqp);
+}
+
+// The send engine building a segment (hfi1_build_tid_rdma_read_req /
+// hfi1_tid_write_alloc_resources): s_lock, hfi1_kern_setup_hw_flow.
+void OpSetup(Participant* p, QpSlot* s, bool retry) {
+  p->doing.store(retry ? "retry setup (s_lock -> hfi1_kern_setup_hw_flow)"
+                       : "setup (s_lock -> hfi1_kern_setup_hw_flow)",
+                 std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, retry ? "retry setup" : "setup");
+  const int ret = caller_setup_hw_flow(s->qp, &check);
+  if (!retry) {
+    p->Count(ret == 0 ? kSetupOk : kSetupEagain);
+  } else if (!check.wanted_flow_before()) {
+    p->Count(kGrantedByWakeup);  // the send engine had got it already
+  } else {
+    p->Count(ret == 0 ? kGrantedByRetry : kRetryEagain);
+  }
+  s->state = ret == 0 ? QpState::kOwned : QpState::kWaitingFlow;
+}
+
+// "Use the flow": build packets under s_lock; nobody may take the flow away.
+void OpUse(Participant* p, Run* run, QpSlot* s) {
+  rvt_qp* qp = s->qp;
+  unsigned long flags;
+  p->doing.store("use (s_lock held, flow in use)", std::memory_order_relaxed);
+  spin_lock_irqsave(&qp->s_lock, flags);
+  const u8 before = qp->priv->flow_state.index;
+  MaybeYield(run->yield.get());
+  MaybeYield(run->yield.get());
+  const u8 after = qp->priv->flow_state.index;
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  if (before >= RXE_NUM_TID_FLOWS || before != after) {
+    FailWith(Finding{kIdUse, absl::StrFormat("qp %u, owner of a flow, saw flow_state.index %u "
+                                           "then %u while holding its s_lock",
+                                           qp->qp_num, before, after)},
+             p->name);
+  }
+  CheckContextLocked(p, s->ctx, "use");
+  p->Count(kUses);
+}
+
+// QP error while waiting: the request layer gives up the flow it waits for
+// (flush_qp_waiters and wants_flow cleared in one s_lock critical section),
+// unless the send engine got it first.
+void OpGiveUp(Participant* p, Run* run, QpSlot* s) {
+  p->doing.store("give up (s_lock -> flush_qp_waiters)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "give up (flush)", /*expected_queue=*/0);
+  if (!caller_give_up_flow_wait(s->qp, &check)) {
+    p->Count(kGrantedByWakeup);
+    s->state = QpState::kOwned;
+    return;
+  }
+  p->Count(kGiveUp);
+  s->state = QpState::kIdle;
+  // The kernel does not pass the wakeup on here: a flushed head that had
+  // been woken takes the wakeup with it (docs/stress.md).
+  if (run->config.flush_handoff) WakeFlowQueueHead(s->ctx);
+}
+
+void OpRarrWait(Participant* p, QpSlot* s) {
+  p->doing.store("rarr wait (s_lock, exp_lock -> queue on rarr_queue)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "rarr wait", 'r');
+  caller_rarr_wait(s->qp, &check);
+  p->Count(kRarrWaits);
+  s->state = QpState::kOwnedRarr;
+}
+
+void OpRarrRelease(Participant* p, QpSlot* s) {
+  p->doing.store("rarr release (wake the head of rarr_queue)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "rarr release");
+  caller_rarr_release(s->qp, &check);
+  p->Count(kRarrReleases);
+}
+
+void OpFlushRarr(Participant* p, QpSlot* s) {
+  p->doing.store("flush a rarr waiter (s_lock -> flush_qp_waiters)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "flush rarr wait", 0);
+  caller_flush_wait(s->qp, &check);
+  p->Count(kRarrFlushes);
+  s->state = QpState::kOwned;
+}
+
+void OpResyncAck(Participant* p, QpSlot* s) {
+  p->doing.store("RESYNC ack (s_lock, resync = false)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "resync ack");
+  caller_clear_resync(s->qp, &check);
+  p->Count(kResyncAcks);
+}
+
+}  // namespace
+
+// A sync point or the last completion: s_lock, hfi1_kern_clear_hw_flow.
+void OpRelease(Participant* p, QpSlot* s) {
+  p->doing.store("release (s_lock -> hfi1_kern_clear_hw_flow)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "release");
+  caller_clear_hw_flow(s->qp, &check);
+  p->Count(kReleases);
+  s->state = QpState::kIdle;
+}
+
+// Did the send engine obtain the flow for this waiting QP?
+void OpPoll(Participant* p, QpSlot* s) {
+  rvt_qp* qp = s->qp;
+  unsigned long flags;
+  p->doing.store("poll a waiting QP", std::memory_order_relaxed);
+  spin_lock_irqsave(&qp->s_lock, flags);
+  const bool granted = qp->priv->flow_state.index < RXE_NUM_TID_FLOWS;
+  const bool wants = qp->priv->model_req.wants_flow;
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  if (granted) {
+    if (wants) {
+      FailWith(Finding{kIdSetup, absl::StrFormat("qp %u owns flow but its send engine still "
+                                                "wants one",
+                                                qp->qp_num)},
+               p->name);
+    }
+    p->Count(kGrantedByWakeup);
+    s->state = QpState::kOwned;
+  }
+  CheckContextLocked(p, s->ctx, "poll");
+}
+
+void OpRarrGrant(Participant* p, QpSlot* s) {
+  p->doing.store("rarr grant (dequeue from rarr_queue, wake its head)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "rarr grant", 0);
+  caller_rarr_grant(s->qp, &check);
+  p->Count(kRarrGrants);
+  s->state = QpState::kOwned;
+}
+
+void QpOp(Run* run, Participant* p, QpSlot* s) {
+  const uint32_t r = p->rng.Below(100);
+  switch (s->state) {
+    case QpState::kIdle:
+      if (r < 92) OpSetup(p, s, /*retry=*/false);
+      else OpResyncAck(p, s);
+      break;
+    case QpState::kOwned:
+      if (r < 40) OpUse(p, run, s);
+      else if (r < 75) OpRelease(p, s);
+      else if (r < 85) OpRarrWait(p, s);
+      else if (r < 95) OpRarrRelease(p, s);
+      else OpResyncAck(p, s);
+      break;
+    case QpState::kWaitingFlow:
+      if (r < 75) OpPoll(p, s);
+      else if (r < 88) OpGiveUp(p, run, s);
+      else OpSetup(p, s, /*retry=*/true);
+      break;
+    case QpState::kOwnedRarr:
+      if (r < 30) OpUse(p, run, s);
+      else if (r < 70) OpRarrGrant(p, s);
+      else if (r < 90) OpFlushRarr(p, s);
+      else OpResyncAck(p, s);
+      break;
+  }
+}
+
+}  // namespace stress
+}  // namespace flowcheck

@@ -1,0 +1,57 @@
+// stress/result_json.h: the one writer of the stress driver's JSON documents
+// (--json_out), for every way a run ends.
+//
+// The contract tools/campaign.py relies on: one JSON object with
+//   "result"  "pass" | "fail" | "interrupted"
+//   "seed"    the run seed (a number)
+//   "rerun"   the exact command that reruns it
+// and then, by result:
+//   pass         "tsan", the run's shape ("threads", "contexts",
+//                "qps_per_thread", "yield_probability") and figures
+//                ("seconds", "ops", "ops_per_second", "checks_passed",
+//                "work_items", "yields", "counters", "upstream_divergences")
+//   interrupted  the same as pass (the figures so far; the drain and final
+//                checks passed) plus "interrupted_by": "SIGINT" | "SIGTERM";
+//                or, when a second signal ended the process at once, only
+//                "interrupted_by" and "detail"
+//   fail         "failure": the marker ("invariant F1", "watchdog",
+//                "lockcheck: <rule> on <lock class>", "sanitizer report",
+//                "abort") and "detail" (the report's first line or a pointer
+//                to the log)
+// Every number is finite (JSON has no NaN or infinity: one would be null).
+#ifndef FLOWCHECK_STRESS_RESULT_JSON_H_
+#define FLOWCHECK_STRESS_RESULT_JSON_H_
+
+#include <string>
+
+#include "stress/config.h"
+#include "stress/driver.h"
+
+namespace flowcheck {
+namespace stress {
+
+// "pass", or "interrupted" by `interrupted_by` (a signal number) if nonzero.
+std::string ResultJson(const StressResult& r, int interrupted_by = 0);
+
+// A failure of the run configured by `c` (its seed resolved).
+std::string FailureJson(const std::string& what, const std::string& detail,
+                        const StressConfig& c);
+
+// A run ended by signal `signal` before it could finish (no figures).
+std::string InterruptedJson(int signal, const std::string& detail, const StressConfig& c);
+
+// "SIGINT", "SIGTERM", else "signal <n>".
+std::string SignalName(int signal);
+
+// The body of a JSON string for `s` (quotes, backslashes and control
+// characters escaped; bytes >= 0x80 passed through as UTF-8).
+std::string JsonEscape(const std::string& s);
+
+// `v` as a JSON number (the shortest form that reads back as `v`), "null"
+// if not finite.
+std::string JsonNumber(double v);
+
+}  // namespace stress
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_STRESS_RESULT_JSON_H_

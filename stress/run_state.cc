@@ -1,0 +1,40 @@
+// stress/run_state.cc: see run_state.h.
+#include "stress/run_state.h"
+
+#include "absl/strings/str_format.h"
+
+namespace flowcheck {
+namespace stress {
+
+const char* QpStateName(QpState s) {
+  switch (s) {
+    case QpState::kIdle: return "idle";
+    case QpState::kOwned: return "owns a flow";
+    case QpState::kWaitingFlow: return "waits for a flow";
+    case QpState::kOwnedRarr: return "owns a flow, waits for TIDs";
+  }
+  return "?";
+}
+
+uint64_t Sum(const Run& run, Counter c) {
+  uint64_t n = 0;
+  for (const auto& p : run.participants) n += p->counters.Get(c);
+  return n;
+}
+
+double Elapsed(const Run& run) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - run.start).count();
+}
+
+std::string DescribeParticipants(const Run& run) {
+  std::string s;
+  for (const auto& p : run.participants) {
+    absl::StrAppendFormat(&s, "  %s: %s (%u ops)\n", p->name,
+                          p->doing.load(std::memory_order_relaxed), p->counters.Get(kOps));
+  }
+  absl::StrAppendFormat(&s, "  work queue: %u item(s) pending\n", run.wq.pending_count());
+  return s;
+}
+
+}  // namespace stress
+}  // namespace flowcheck
