@@ -1,8 +1,10 @@
-// upstream/audit_test.cc (--config=upstream only): with the kernel's own
-// function bodies in core, the transition facts CheckInvariants needs
+// upstream/audit_test.cc: the transition facts CheckInvariants needs
 // (rcd->audit: F4's clear history, W4's grants, W5's mischarges) are
-// still recorded, by the audited redirections of upstream/functions.txt, from
-// outside the kernel's text. Without them these counters stay zero.
+// recorded whichever function bodies core runs. In upstream mode
+// (--config=upstream) the kernel's text records nothing itself: the audited
+// redirections of upstream/functions.txt record them from outside it, and
+// without those these counters stay zero. In the other configs the same
+// expectations hold for core's own functions.
 #include <vector>
 
 #include "core/callers.h"
