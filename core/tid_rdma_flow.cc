@@ -1,6 +1,6 @@
 // core/tid_rdma_flow.cc: hardware flows and generations, following
 // drivers/infiniband/hw/hfi1/tid_rdma.c (v6.6) "Flow functions" in order:
-// kern_reserve_flow .. hfi1_kern_init_ctxt_generations (spec section 4).
+// kern_reserve_flow .. read_r_next_psn (spec section 4; RESYNC: tid_rdma_resync.cc).
 // Lines marked "model audit" are not kernel (see core/model_audit.h).
 #include <cstdio>
 #include <cstdlib>
@@ -175,49 +175,4 @@ void hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd)
 u32 read_r_next_psn(hfi1_devdata *dd, u16 ctxt, u8 fidx) {
   u64 reg = read_uctxt_csr(dd, ctxt, RCV_TID_FLOW_TABLE + 8 * fidx);
   return mask_psn(static_cast<u32>(reg));
-}
-
-// Kernel: tid_rdma.c hfi1_rc_rcv_tid_rdma_resync(), steps 1-6 (flow state).
-bool tid_rdma_rcv_resync_flow(struct rvt_qp *qp, u32 psn) {
-  struct hfi1_qp_priv *qpriv = qp->priv;
-  struct hfi1_ctxtdata *rcd = qpriv->rcd;
-  struct tid_flow_state *fs = &qpriv->flow_state;
-  u32 generation, gen_next;
-  unsigned long flags;
-  bool accepted = false;
-
-  generation = mask_psn(psn + 1) >> HFI1_KDETH_BTH_SEQ_SHIFT;
-  spin_lock_irqsave(&qp->s_lock, flags);
-
-  gen_next = (fs->generation == KERN_GENERATION_RESERVED)
-                 ? generation
-                 : kern_flow_generation_next(fs->generation);
-  // QUIRK: at fs->generation 0xFFFFE, gen_next is 0 and
-  // mask_generation(0 - 1) is RESERVED, which is accepted.
-  if (generation != mask_generation(gen_next - 1) && generation != gen_next)
-    goto bail;
-  // A RESYNC is already being handled.
-  if (qpriv->resync)
-    goto bail;
-
-  // IRQs are off (s_lock was taken irqsave): a plain spin_lock suffices.
-  spin_lock(&rcd->exp_lock);
-  if (fs->index >= RXE_NUM_TID_FLOWS) {
-    // No flow: keep the generation for the next hfi1_kern_setup_hw_flow.
-    fs->generation = generation;
-    qpriv->model_resync_saved_gen = generation;  // model audit
-  } else {
-    // Reprogram the owned flow with the peer's generation.
-    rcd->flows[fs->index].generation = generation;
-    fs->generation = kern_setup_hw_flow(rcd, fs->index);
-  }
-  fs->psn = 0;
-  // Not modelled: clearing HFI1_R_TID_SW_PSN, renumbering pending segments.
-  spin_unlock(&rcd->exp_lock);
-  qpriv->resync = true;
-  accepted = true;
-  // Not modelled: s_nak_state = 0 and tid_rdma_trigger_ack().
-bail:
-  spin_unlock_irqrestore(&qp->s_lock, flags);
-  return accepted;
 }

@@ -12,7 +12,12 @@
 #    archive host name is written anywhere in this repository. It checks the
 #    tarball's sha256, unpacks it into the git-ignored third_party/src/, and
 #    applies Debian's security patch.
-# 3. Writes the git-ignored .bazelrc.host (sandbox lines for this machine).
+# 3. Extracts drivers/infiniband/hw/hfi1/ (only) from the kernel source that
+#    Debian's linux-source-6.1 ships into the git-ignored
+#    third_party/src/linux-hfi1/ and records the package version and the
+#    sha256 of tid_rdma.c in third_party/src/linux-hfi1/SOURCE (upstream mode,
+#    docs/upstream.md). Nothing of the kernel is committed.
+# 4. Writes the git-ignored .bazelrc.host (sandbox lines for this machine).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,6 +41,8 @@ PACKAGES=(
   libbenchmark-dev    # Google Benchmark -> @com_github_google_benchmark
   patch               # Debian's Abseil patch
   python3             # tools/*.py (campaign summaries, self-test runner)
+  linux-source-6.1    # the kernel tree upstream mode compiles tid_rdma.c's functions from
+  xz-utils            # unpacks it
   ca-certificates
 )
 
@@ -43,7 +50,7 @@ check_only=0
 for a in "$@"; do
   case "$a" in
     --check) check_only=1 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown option: $a (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -150,7 +157,40 @@ else
   log "Abseil $ABSL_UPSTREAM unpacked into ${ABSL_DIR#$ROOT/}"
 fi
 
-# --- 3. host-specific bazelrc -------------------------------------------------------
+# --- 3. the kernel's hfi1 driver source (upstream mode) -------------------------------
+# Only drivers/infiniband/hw/hfi1/ is unpacked (the tarball is the whole tree).
+# SOURCE says which package version it came from and the sha256 of tid_rdma.c;
+# the extraction is redone when the installed package version changes.
+KERNEL_PKG="linux-source-6.1"
+KERNEL_TAR="/usr/src/$KERNEL_PKG.tar.xz"
+KERNEL_DIR="$SRC_DIR/linux-hfi1"
+HFI1_PATH="drivers/infiniband/hw/hfi1"
+kernel_version="$(dpkg-query -W -f='${Version}' "$KERNEL_PKG" 2>/dev/null || true)"
+[ -n "$kernel_version" ] || die "package $KERNEL_PKG is not installed"
+recorded_sha() { sed -n 's/^tid_rdma.c sha256: //p' "$KERNEL_DIR/SOURCE" 2>/dev/null; }
+if [ -f "$KERNEL_DIR/SOURCE" ] &&
+   grep -qx "package: $KERNEL_PKG $kernel_version" "$KERNEL_DIR/SOURCE" &&
+   [ "$(sha256sum < "$KERNEL_DIR/$HFI1_PATH/tid_rdma.c" 2>/dev/null | cut -d' ' -f1)" = "$(recorded_sha)" ]; then
+  log "kernel hfi1 source ($KERNEL_PKG $kernel_version) present in ${KERNEL_DIR#$ROOT/}"
+else
+  ((check_only)) && die "kernel hfi1 source missing (run tools/bootstrap.sh)"
+  [ -r "$KERNEL_TAR" ] || die "$KERNEL_TAR missing (package $KERNEL_PKG)"
+  log "unpacking $HFI1_PATH from $KERNEL_TAR ($KERNEL_PKG $kernel_version)"
+  tmp="$(mktemp -d "$SRC_DIR/.linux-hfi1.XXXXXX")"
+  tar -xJf "$KERNEL_TAR" -C "$tmp" --strip-components=1 --wildcards "*/$HFI1_PATH/*" \
+    || { rm -rf "$tmp"; die "could not unpack $HFI1_PATH from $KERNEL_TAR"; }
+  [ -f "$tmp/$HFI1_PATH/tid_rdma.c" ] || { rm -rf "$tmp"; die "$KERNEL_TAR has no $HFI1_PATH/tid_rdma.c"; }
+  sha="$(sha256sum < "$tmp/$HFI1_PATH/tid_rdma.c" | cut -d' ' -f1)"
+  {
+    echo "package: $KERNEL_PKG $kernel_version"
+    echo "tid_rdma.c sha256: $sha"
+  } > "$tmp/SOURCE"
+  rm -rf "$KERNEL_DIR"
+  mv "$tmp" "$KERNEL_DIR"
+  log "kernel hfi1 source unpacked into ${KERNEL_DIR#$ROOT/} (tid_rdma.c sha256 $sha)"
+fi
+
+# --- 4. host-specific bazelrc -------------------------------------------------------
 # Hide Debian's -dev headers of Abseil and GoogleTest from sandboxed actions, so
 # a missing `deps` entry fails instead of compiling against a different build.
 # linux-sandbox fails every action if a blocked path does not exist, hence only

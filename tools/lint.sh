@@ -2,7 +2,9 @@
 # tools/lint.sh: repository rules no compiler checks. Run by tools/test.sh.
 #  1. Layering: common/ knows no layer; lockcheck/ knows nothing of core/,
 #     fuzz/, stress/; core/ knows nothing of fuzz/ or stress/. (Bazel visibility enforces the
-#     same for deps; this also catches a stray #include.)
+#     same for deps; this also catches a stray #include.) upstream/ knows core and
+#     lockcheck only; core's sources never include upstream/ (only core/BUILD's
+#     upstream-mode select names it).
 #  2. No absl/synchronization in flowcheck's code: Abseil 20220623's Mutex,
 #     Notification, Barrier and BlockingCounter give TSan false positives
 #     (README, "Abseil under TSan"); our locks are lockcheck's, std::mutex or atomics.
@@ -37,10 +39,24 @@ done < <(srcs core)
 
 while IFS= read -r f; do
   [ -n "$f" ] || continue
+  if grep -qE '#include "(fuzz|stress|sched)/' "$f"; then
+    bad "layering: upstream must not include fuzz/stress/sched: $f: $(grep -nE '#include "(fuzz|stress|sched)/' "$f" | head -1)"
+  fi
+done < <(srcs upstream)
+
+while IFS= read -r f; do
+  [ -n "$f" ] || continue
+  if grep -q '#include "upstream/' "$f"; then
+    bad "layering: core must not include upstream: $f: $(grep -n '#include "upstream/' "$f" | head -1)"
+  fi
+done < <(srcs core)
+
+while IFS= read -r f; do
+  [ -n "$f" ] || continue
   if grep -q '#include "absl/synchronization' "$f"; then
     bad "absl/synchronization is not TSan-safe here: $f"
   fi
-done < <(srcs bazel common core fuzz lockcheck stress tools)
+done < <(srcs bazel common core fuzz lockcheck stress tools upstream)
 
 if git grep -n -I -E 'deb\.debian\.org|security\.debian\.org|snapshot\.debian\.org|ftp\.[a-z.]*debian\.org' -- . ':!tools/lint.sh' >/dev/null 2>&1; then
   bad "a package archive host name is written in the repository:"

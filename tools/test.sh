@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # tools/test.sh: the README's test command (and CI's, via .ci/run).
 # Installs whatever is missing (tools/bootstrap.sh), then runs every test in
-# the default config and under ThreadSanitizer. Extra arguments are passed to
-# both `bazel test` runs, e.g. tools/test.sh --test_output=all.
+# the default config and under ThreadSanitizer, then in upstream mode (the
+# kernel's own tid_rdma.c functions, docs/upstream.md) under ThreadSanitizer
+# with the proof that a changed kernel text fails. Extra arguments are passed
+# to every `bazel test` run, e.g. tools/test.sh --test_output=all.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -20,4 +22,9 @@ bazel test //... "$@"
 echo "=== bazel test --config=tsan //... (ThreadSanitizer)"
 bazel test --config=tsan //... "$@"
 
-echo "=== all tests passed in the default config and under TSan ($(( $(date +%s) - start )) s)"
+echo "=== bazel test --config=upstream --config=tsan //... (the kernel's tid_rdma.c functions)"
+bazel test --config=upstream --config=tsan //... "$@"
+echo "=== upstream/prove_real_text.sh (a changed kernel text fails a test)"
+upstream/prove_real_text.sh --config=tsan "$@"
+
+echo "=== all tests passed in the default config, under TSan and in upstream mode under TSan ($(( $(date +%s) - start )) s)"

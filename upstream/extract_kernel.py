@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Writes the kernel's own tid_rdma.c functions into one C++ translation unit.
+
+  extract_kernel.py --source=tid_rdma.c --functions=upstream/functions.txt \\
+      --source_info=SOURCE --out=kernel_tid_rdma.cc
+
+Upstream mode's build step (the genrule //upstream:kernel_tid_rdma). Each
+function named in --functions is copied verbatim from --source: kernel style
+puts a definition's return type and name in column 0 and its braces alone in
+column 0 ("{" ... "}"), which is all this relies on. Every function is renamed
+to upstream_<name> with a #define around its text (the kernel makes most of
+them static; core's names are then defined by trampolines, see
+upstream/trampolines.h), and a #line directive before it makes compiler
+diagnostics, debug info and sanitizer stacks point at tid_rdma.c's own lines.
+
+Fails (exit 1, one line on stderr naming the function and the identifier)
+when a function is missing, defined twice, not closed in column 0, or its
+declaration differs from the one --functions expects; also when an audited
+call redirection (calls=, only_in=) no longer matches where the kernel calls
+the function. The output is written atomically (temporary file, fsync,
+rename).
+"""
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d\w*|->|&&|\|\||<<|>>|[^\s]")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_PREFIX = "upstream_"
+
+
+class ExtractError(Exception):
+    """One line naming the function and the offending identifier."""
+
+
+def tokens(text):
+    return _TOKEN.findall(_COMMENT.sub(" ", text))
+
+
+def _drop_static(toks):
+    return toks[1:] if toks[:1] == ["static"] else toks
+
+
+class Spec:
+    """One line of functions.txt."""
+
+    def __init__(self, name, declaration, options, lineno):
+        self.name = name
+        self.declaration = declaration
+        self.calls = None
+        self.only_in = None
+        self.allow = []
+        self.lineno = lineno
+        for opt in filter(None, (o.strip() for o in options.split(","))):
+            key, _, value = opt.partition("=")
+            if not value or key not in ("calls", "only_in", "allow"):
+                raise ExtractError(f"functions.txt:{lineno}: {name}: bad option '{opt}'")
+            if key == "calls":
+                self.calls = value
+            elif key == "only_in":
+                self.only_in = value
+            else:
+                self.allow.append(value)
+        if self.only_in and not self.calls:
+            raise ExtractError(f"functions.txt:{lineno}: {name}: only_in= needs calls=")
+
+
+def parse_functions(text):
+    specs = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split(" | ")]
+        if len(fields) == 2 and line.endswith("|"):
+            fields = [fields[0], fields[1].rstrip("|").strip(), ""]
+        if len(fields) != 3 or not fields[0] or not fields[1]:
+            raise ExtractError(f"functions.txt:{lineno}: expected 'name | declaration | options'")
+        name, declaration, options = fields
+        if name not in tokens(declaration):
+            raise ExtractError(f"functions.txt:{lineno}: {name}: its declaration does not name it")
+        specs.append(Spec(name, declaration, options, lineno))
+    names = [s.name for s in specs]
+    for n in names:
+        if names.count(n) > 1:
+            raise ExtractError(f"functions.txt: {n}: listed twice")
+    return specs
+
+
+class Found:
+    """A definition in the kernel file: lines [start, end] (0-based, inclusive)."""
+
+    def __init__(self, spec, lines, start, brace, end):
+        self.spec = spec
+        self.start = start
+        self.end = end
+        self.declaration = "\n".join(lines[start:brace])
+        self.text = "\n".join(lines[start:end + 1])
+        self.body_tokens = tokens("\n".join(lines[brace:end + 1]))
+        self.static = tokens(self.declaration)[:1] == ["static"]
+
+
+def _is_column0_declaration(line):
+    return bool(line) and line[0] not in " \t#/*{}"
+
+
+def find_definitions(name, lines, display):
+    """Every column-0 definition of `name`: (start, brace, end) line indexes."""
+    named = re.compile(r"(?<![\w])" + re.escape(name) + r"\s*\(")
+    found = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not (_is_column0_declaration(line) and named.search(line)):
+            i += 1
+            continue
+        # The declaration runs until a "{" alone in column 0 (a definition)
+        # or a ";" (a prototype). Kernel declarations span a few lines.
+        brace = None
+        for j in range(i, min(i + 12, len(lines))):
+            if lines[j].rstrip() == "{":
+                brace = j
+                break
+            if lines[j].rstrip().endswith(";"):
+                break
+        if brace is None:
+            i += 1
+            continue
+        end = next((k for k in range(brace + 1, len(lines)) if lines[k].rstrip() == "}"), None)
+        if end is None:
+            raise ExtractError(f"{display}: {name}: no closing '}}' in column 0 after line {brace + 1}")
+        found.append((i, brace, end))
+        i = end + 1
+    return found
+
+
+def check_declaration(spec, found, display):
+    want = _drop_static(tokens(spec.declaration))
+    have = _drop_static(tokens(found.declaration))
+    if want == have:
+        return
+    for k in range(max(len(want), len(have))):
+        w = want[k] if k < len(want) else "<end>"
+        h = have[k] if k < len(have) else "<end>"
+        if w != h:
+            break
+    now = " ".join(found.declaration.split())
+    raise ExtractError(
+        f"{display}: {spec.name}: declaration changed at '{h}' (expected '{w}'); the kernel now "
+        f"has: {now}")
+
+
+def _calls(toks, name):
+    return any(toks[k] == name and toks[k + 1] == "(" for k in range(len(toks) - 1))
+
+
+def check_redirections(found_in_order, display):
+    """A redirected function may only be called after its definition (the
+    redirect is a #define that starts there), and only from only_in."""
+    for k, caller in enumerate(found_in_order):
+        for callee in found_in_order:
+            spec = callee.spec
+            if not spec.calls or callee is caller or not _calls(caller.body_tokens, spec.name):
+                continue
+            if spec.only_in and caller.spec.name != spec.only_in:
+                raise ExtractError(
+                    f"{display}: {spec.name}: now also called from {caller.spec.name}; its audited "
+                    f"wrapper {spec.calls} assumes calls only from {spec.only_in}")
+            if found_in_order.index(callee) > k:
+                raise ExtractError(
+                    f"{display}: {spec.name}: called from {caller.spec.name} before its definition; "
+                    f"its calls could not go to {spec.calls}")
+
+
+def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="kernel_tid_rdma.cc"):
+    """Returns the translation unit's text, or raises ExtractError."""
+    lines = source_text.splitlines()
+    found = []
+    for spec in specs:
+        defs = find_definitions(spec.name, lines, display)
+        if not defs:
+            raise ExtractError(
+                f"{display}: {spec.name}: not found (no definition of '{spec.name}' with its braces "
+                f"in column 0)")
+        if len(defs) > 1:
+            where = ", ".join(str(d[0] + 1) for d in defs)
+            raise ExtractError(f"{display}: {spec.name}: defined {len(defs)} times (lines {where})")
+        f = Found(spec, lines, *defs[0])
+        check_declaration(spec, f, display)
+        found.append(f)
+    found.sort(key=lambda f: f.start)
+    check_redirections(found, display)
+
+    out = []
+
+    def emit(text=""):
+        out.extend(text.split("\n"))
+
+    def resync():
+        # Back to this file's own line numbers after a #line into tid_rdma.c.
+        emit(f'#line {len(out) + 2} "{out_name}"')
+
+    emit("// GENERATED by upstream/extract_kernel.py from upstream/functions.txt: do not edit.")
+    emit(f"// The functions below are {display}'s own text, verbatim; only #define")
+    emit("// renames, #line markers and per-function diagnostic pragmas are added.")
+    for info in source_info.strip().splitlines():
+        emit(f"// Kernel source: {info}")
+    emit('#include "upstream/shim/prelude.h"')
+    emit()
+    emit("// Every function is renamed (most are static in the kernel); core's names are")
+    emit("// defined by the trampolines at the end.")
+    for f in found:
+        emit(f"#define {f.spec.name} {_PREFIX}{f.spec.name}")
+    for f in found:
+        linkage = "static" if f.static else "extern"
+        emit()
+        emit(f"// {display}:{f.start + 1} {f.spec.name} ({linkage} in the kernel)")
+        for w in f.spec.allow:
+            emit("#pragma clang diagnostic push")
+            emit(f'#pragma clang diagnostic ignored "{w}"')
+        emit(f'#line {f.start + 1} "{display}"')
+        emit(f.text)
+        resync()
+        for _ in f.spec.allow:
+            emit("#pragma clang diagnostic pop")
+        if f.spec.calls:
+            emit(f"// From here on the kernel's calls of {f.spec.name} go to {f.spec.calls}.")
+            emit(f"#undef {f.spec.name}")
+            emit(f"#define {f.spec.name} {f.spec.calls}")
+    emit()
+    for f in found:
+        emit(f"#undef {f.spec.name}")
+    emit('#include "upstream/trampolines.h"')
+    return "\n".join(out) + "\n"
+
+
+def write_atomically(path, text):
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".extract_kernel.")
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as e:
+        raise ExtractError(f"cannot write {path}: {os.strerror(e.errno) if e.errno else e}")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--source", required=True, help="the kernel's tid_rdma.c")
+    ap.add_argument("--functions", required=True, help="upstream/functions.txt")
+    ap.add_argument("--source_info", help="a file describing the kernel tree (SOURCE)")
+    ap.add_argument("--display", default="drivers/infiniband/hw/hfi1/tid_rdma.c",
+                    help="the file name used in #line markers and messages")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    try:
+        try:
+            with open(args.source, encoding="utf-8", errors="surrogateescape") as f:
+                source = f.read()
+            with open(args.functions, encoding="utf-8") as f:
+                specs = parse_functions(f.read())
+            info = ""
+            if args.source_info:
+                with open(args.source_info, encoding="utf-8") as f:
+                    info = f.read()
+        except OSError as e:
+            raise ExtractError(f"cannot read {e.filename}: {e.strerror}")
+        text = extract(source, specs, display=args.display, source_info=info,
+                       out_name=os.path.basename(args.out))
+        write_atomically(args.out, text)
+    except ExtractError as e:
+        print(f"upstream: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# Runs a Python unittest file with the system's python3 (see upstream/BUILD).
+set -euo pipefail
+exec python3 "$1"

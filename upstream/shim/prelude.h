@@ -1,0 +1,108 @@
+// upstream/shim/prelude.h: what the kernel's tid_rdma.c functions need to
+// compile as C++ against core's structures. Included once, first, by the
+// generated translation unit (upstream/extract_kernel.py); never by anything
+// else. The kernel's own text follows it unchanged.
+//
+// Three kinds of declarations:
+//  1. core's headers: the structures (hfi1_ctxtdata, rvt_qp, hfi1_qp_priv,
+//     tid_queue, ...) and helpers (bitops, list, workqueue, lockcheck's
+//     spinlocks and lockdep) under the kernel's names;
+//  2. shims for the few kernel names core does not model (BUILD_BUG_ON, two
+//     trace points, the port/CPU lookup of tid_rdma_schedule_tid_wakeup,
+//     get_random_u32's kernel signature);
+//  3. prototypes: annotations the kernel does not write but Clang's
+//     thread-safety analysis needs on the (renamed) definitions, and the
+//     audited wrappers the kernel's own calls are redirected to
+//     (functions.txt, calls=), defined in upstream/trampolines.h.
+#ifndef FLOWCHECK_UPSTREAM_SHIM_PRELUDE_H_
+#define FLOWCHECK_UPSTREAM_SHIM_PRELUDE_H_
+
+#include <cstddef>
+
+#include "absl/base/thread_annotations.h"
+#include "core/bitops.h"
+#include "core/hfi1.h"
+#include "core/hfi1_constants.h"
+#include "core/list.h"
+#include "core/model_audit.h"
+#include "core/qp.h"
+#include "core/tid_rdma.h"
+#include "core/workqueue.h"
+#include "lockcheck/irq.h"
+#include "lockcheck/lockdep.h"
+#include "lockcheck/spinlock.h"
+
+// ---- 2. Kernel names core does not model ---------------------------------
+
+// linux/build_bug.h.
+#define BUILD_BUG_ON(condition) static_assert(!(condition), "BUILD_BUG_ON(" #condition ")")
+
+// trace.h: the QP sleep/wakeup trace points. No tracing here; the arguments
+// are still type-checked.
+inline void trace_hfi1_qpsleep(struct rvt_qp *qp, u32 flags) { (void)qp, (void)flags; }
+inline void trace_hfi1_qpwakeup(struct rvt_qp *qp, u32 flags) { (void)qp, (void)flags; }
+
+// tid_rdma_schedule_tid_wakeup() finds the work queue through the QP's port:
+//   ibp = to_iport(qp->ibqp.device, qp->port_num); ppd = ppd_from_ibp(ibp);
+//   dd = dd_from_ibdev(qp->ibqp.device); queue_work_on(cpu, ppd->hfi1_wq, ...)
+// The model's device has one port whose data is the device's own
+// (hfi1_devdata::hfi1_wq is ppd->hfi1_wq), and rvt_qp has no ibqp/port_num:
+// the port types are the device, and the lookups take the device of the
+// function's `qp` (the macro arguments, which name fields the model does not
+// have, are discarded by the preprocessor, never compiled).
+#define hfi1_ibport hfi1_devdata
+#define hfi1_pportdata hfi1_devdata
+#define to_iport(ibdev, port) ((qp)->priv->rcd->dd)
+#define ppd_from_ibp(ibp) (ibp)
+#define dd_from_ibdev(ibdev) ((qp)->priv->rcd->dd)
+// The CPU the work runs on (the QP's SDMA engine's, or the first of the
+// device's NUMA node) is not modelled: core's queue_work_on ignores it, so the
+// expression is discarded unevaluated, like the lookups above.
+#define queue_work_on(cpu, wq, work) queue_work_on(0, wq, work)
+
+// The kernel's get_random_u32() takes no argument; core's draws from a
+// per-context seedable source. hfi1_kern_init_ctxt_generations' trampoline
+// names the context whose source the kernel's call draws from.
+u32 upstream_get_random_u32();
+#define get_random_u32() upstream_get_random_u32()
+
+// ---- 3. Prototypes -------------------------------------------------------
+// Not annotated in the kernel: both take exp_lock themselves and call
+// functions that need the QP's s_lock (kernel_tid_waiters,
+// __trigger_tid_waiter), so their callers hold it, as core/tid_rdma.h says.
+int upstream_hfi1_kern_setup_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp)
+    __must_hold(&qp->s_lock);
+void upstream_hfi1_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp)
+    __must_hold(&qp->s_lock);
+// Writes rcd->flows[] without exp_lock: the context is not shared yet.
+void upstream_hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS;
+
+// The audited wrappers (functions.txt calls=). Each runs the kernel's
+// function and records, at the same instant and under the same locks, the
+// transition fact core's own functions record in rcd->audit
+// (core/model_audit.h), so CheckInvariants judges the kernel's text exactly as
+// it judges core's.
+//
+// F4: kern_clear_hw_flow moved the flow's generation from old to new.
+static void upstream_audited_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx)
+    __must_hold(&rcd->exp_lock);
+// W4 + W5: hfi1_kern_setup_hw_flow calls dequeue_tid_waiter exactly once per
+// grant, right after kern_reserve_flow succeeded and before any queue changes:
+// the grant is recorded there (is `qp` the head of a non-empty flow_queue?),
+// then the removal.
+static void upstream_granted_dequeue_tid_waiter(struct hfi1_ctxtdata *rcd,
+                                                struct tid_queue *queue, struct rvt_qp *qp)
+    __must_hold(&rcd->exp_lock) __must_hold(&qp->s_lock);
+// W5: _tid_rdma_flush_wait charges `queue`; the removal itself happens inside,
+// under exp_lock, at the list_del_init below.
+static void upstream_audited__tid_rdma_flush_wait(struct rvt_qp *qp, struct tid_queue *queue)
+    __must_hold(&qp->s_lock);
+// W5: every list_del_init of the kernel's text is the removal of a QP's
+// tid_wait node from a TID queue, under exp_lock; the wrapper that called the
+// kernel's function says which queue pays the dequeue ([R-1] when it is not
+// the one the node is on).
+static void upstream_list_del_init(struct list_head *entry);
+#define list_del_init upstream_list_del_init
+
+#endif  // FLOWCHECK_UPSTREAM_SHIM_PRELUDE_H_

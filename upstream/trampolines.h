@@ -1,0 +1,189 @@
+// upstream/trampolines.h: core's flow-layer API (core/tid_rdma.h) defined on
+// top of the kernel's own functions. Included once, last, by the generated
+// translation unit, after the kernel's text (whose functions are renamed
+// upstream_<name> and mostly static, hence the same translation unit).
+//
+// A trampoline is the harness's way in: fuzz targets, stress threads, tests
+// and core's own callers (core/callers.cc, core/qp.cc) call core's names and
+// land here. Each one
+//  * keeps core's run-time lock contract where the kernel only states it to
+//    the compiler: lockdep_assert_held at entry when the kernel's body has no
+//    such assertion of its own (kern_reserve_flow, kern_setup_hw_flow,
+//    kern_clear_hw_flow, hfi1_kern_setup_hw_flow, hfi1_kern_clear_hw_flow,
+//    hfi1_tid_rdma_flush_wait), as core's versions do;
+//  * records the same rcd->audit facts core's versions record (F4, W4, W5),
+//    from outside the kernel's function bodies (see upstream/shim/prelude.h);
+//  * otherwise only calls the kernel's function.
+// Calls from one kernel function to another stay inside the kernel's text
+// (except the audited redirections of functions.txt), as in the driver.
+#ifndef FLOWCHECK_UPSTREAM_TRAMPOLINES_H_
+#define FLOWCHECK_UPSTREAM_TRAMPOLINES_H_
+
+#include <cstdio>
+#include <cstdlib>
+
+// The shims end with the kernel's text.
+#undef BUILD_BUG_ON
+#undef hfi1_ibport
+#undef hfi1_pportdata
+#undef to_iport
+#undef ppd_from_ibp
+#undef dd_from_ibdev
+#undef queue_work_on
+#undef get_random_u32
+#undef list_del_init
+
+namespace {
+
+// The context whose random source the kernel's get_random_u32() draws from
+// (set by hfi1_kern_init_ctxt_generations' trampoline for its duration).
+thread_local hfi1_model_random *upstream_random_source = nullptr;
+
+// The queue a removal in the kernel's text is charged to, while a wrapper
+// below runs dequeue_tid_waiter or _tid_rdma_flush_wait (nullptr otherwise).
+thread_local const tid_queue *upstream_charged_queue = nullptr;
+
+// Sets upstream_charged_queue for one call of the kernel's function.
+class ChargedQueue {
+ public:
+  explicit ChargedQueue(const tid_queue *queue) : saved_(upstream_charged_queue) {
+    upstream_charged_queue = queue;
+  }
+  ~ChargedQueue() { upstream_charged_queue = saved_; }
+  ChargedQueue(const ChargedQueue &) = delete;
+  ChargedQueue &operator=(const ChargedQueue &) = delete;
+
+ private:
+  const tid_queue *saved_;
+};
+
+}  // namespace
+
+u32 upstream_get_random_u32() {
+  if (upstream_random_source == nullptr) {
+    std::fprintf(stderr,
+                 "upstream: the kernel's get_random_u32() ran outside "
+                 "hfi1_kern_init_ctxt_generations' trampoline: no random source\n");
+    std::abort();
+  }
+  return get_random_u32(upstream_random_source);
+}
+
+// ---- The audited wrappers (declared in upstream/shim/prelude.h) ----------
+
+static void upstream_audited_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx) {
+  const u32 old_gen = rcd->flows[flow_idx].generation;
+  upstream_kern_clear_hw_flow(rcd, flow_idx);
+  hfi1_model_audit_clear(rcd, flow_idx, old_gen, rcd->flows[flow_idx].generation);
+}
+
+static void upstream_granted_dequeue_tid_waiter(struct hfi1_ctxtdata *rcd,
+                                                struct tid_queue *queue, struct rvt_qp *qp) {
+  hfi1_model_audit_grant(rcd, qp);
+  ChargedQueue charged(queue);
+  upstream_dequeue_tid_waiter(rcd, queue, qp);
+}
+
+static void upstream_audited__tid_rdma_flush_wait(struct rvt_qp *qp, struct tid_queue *queue) {
+  ChargedQueue charged(queue);
+  upstream__tid_rdma_flush_wait(qp, queue);
+}
+
+static void upstream_list_del_init(struct list_head *entry) {
+  if (upstream_charged_queue != nullptr) {
+    hfi1_qp_priv *priv = container_of(entry, hfi1_qp_priv, tid_wait);
+    hfi1_ctxtdata *rcd = priv->rcd;
+    lockdep_assert_held(&rcd->exp_lock);
+    hfi1_model_audit_removal(rcd, upstream_charged_queue, priv);
+  }
+  list_del_init(entry);
+}
+
+// ---- core/tid_rdma.h, flows and generations -------------------------------
+
+u32 mask_generation(u32 a) { return upstream_mask_generation(a); }
+
+u32 kern_flow_generation_next(u32 gen) { return upstream_kern_flow_generation_next(gen); }
+
+int kern_reserve_flow(struct hfi1_ctxtdata *rcd, int last) {
+  lockdep_assert_held(&rcd->exp_lock);
+  return upstream_kern_reserve_flow(rcd, last);
+}
+
+void kern_set_hw_flow(struct hfi1_ctxtdata *rcd, u32 generation, u32 flow_idx) {
+  upstream_kern_set_hw_flow(rcd, generation, flow_idx);
+}
+
+u32 kern_setup_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx) {
+  lockdep_assert_held(&rcd->exp_lock);
+  return upstream_kern_setup_hw_flow(rcd, flow_idx);
+}
+
+void kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx) {
+  lockdep_assert_held(&rcd->exp_lock);
+  upstream_audited_kern_clear_hw_flow(rcd, flow_idx);
+}
+
+int hfi1_kern_setup_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp) {
+  lockdep_assert_held(&qp->s_lock);
+  return upstream_hfi1_kern_setup_hw_flow(rcd, qp);
+}
+
+void hfi1_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp) {
+  lockdep_assert_held(&qp->s_lock);
+  upstream_hfi1_kern_clear_hw_flow(rcd, qp);
+}
+
+void hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  hfi1_model_random *saved = upstream_random_source;
+  upstream_random_source = &rcd->random;
+  upstream_hfi1_kern_init_ctxt_generations(rcd);
+  upstream_random_source = saved;
+}
+
+// The kernel (6.1) takes the context as u8; its callers pass rcd->ctxt (u16)
+// and so does this trampoline: the same narrowing as in the driver.
+u32 read_r_next_psn(hfi1_devdata *dd, u16 ctxt, u8 fidx) {
+  return upstream_read_r_next_psn(dd, static_cast<u8>(ctxt), fidx);
+}
+
+// ---- core/tid_rdma.h, wait queues and wakeups -----------------------------
+
+struct rvt_qp *first_qp(struct hfi1_ctxtdata *rcd, struct tid_queue *queue) {
+  return upstream_first_qp(rcd, queue);
+}
+
+bool kernel_tid_waiters(struct hfi1_ctxtdata *rcd, struct tid_queue *queue, struct rvt_qp *qp) {
+  return upstream_kernel_tid_waiters(rcd, queue, qp);
+}
+
+void dequeue_tid_waiter(struct hfi1_ctxtdata *rcd, struct tid_queue *queue, struct rvt_qp *qp) {
+  ChargedQueue charged(queue);
+  upstream_dequeue_tid_waiter(rcd, queue, qp);
+}
+
+void queue_qp_for_tid_wait(struct hfi1_ctxtdata *rcd, struct tid_queue *queue,
+                           struct rvt_qp *qp) {
+  upstream_queue_qp_for_tid_wait(rcd, queue, qp);
+}
+
+void __trigger_tid_waiter(struct rvt_qp *qp) { upstream___trigger_tid_waiter(qp); }
+
+void tid_rdma_schedule_tid_wakeup(struct rvt_qp *qp) { upstream_tid_rdma_schedule_tid_wakeup(qp); }
+
+void tid_rdma_trigger_resume(struct work_struct *work) { upstream_tid_rdma_trigger_resume(work); }
+
+void _tid_rdma_flush_wait(struct rvt_qp *qp, struct tid_queue *queue) {
+  upstream_audited__tid_rdma_flush_wait(qp, queue);
+}
+
+void hfi1_tid_rdma_flush_wait(struct rvt_qp *qp) {
+  lockdep_assert_held(&qp->s_lock);
+  upstream_hfi1_tid_rdma_flush_wait(qp);
+}
+
+u32 position_in_queue(struct hfi1_qp_priv *qpriv, struct tid_queue *queue) {
+  return upstream_position_in_queue(qpriv, queue);
+}
+
+#endif  // FLOWCHECK_UPSTREAM_TRAMPOLINES_H_
