@@ -186,7 +186,7 @@ struct LockState {
     const uint32_t me = IdOf(self);
     const int cls = ClassFor(l, 0, pc);
     if (Owner(l) == me) return false;  // as the kernel's: it is locked
-    SchedulePointHere(SchedulePoint::kBeforeAcquire, l);
+    SchedulePointHere(SchedulePoint::kBeforeTryLock, l);
     if (l->locked_.load(std::memory_order_relaxed) ||
         l->locked_.exchange(true, std::memory_order_acquire)) {
       return false;
