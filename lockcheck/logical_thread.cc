@@ -15,9 +15,7 @@ namespace {
 using internal::ThreadRecord;
 
 ThreadRecord* Rec(LogicalThread* t) { return reinterpret_cast<ThreadRecord*>(t); }
-const ThreadRecord* Rec(const LogicalThread* t) {
-  return reinterpret_cast<const ThreadRecord*>(t);
-}
+const ThreadRecord* Rec(const LogicalThread* t) { return reinterpret_cast<const ThreadRecord*>(t); }
 
 // Only instrumented locks pass schedule points (schedule.h).
 const BasicSpinLock<true>* AsLock(const void* lock) {
