@@ -1,6 +1,7 @@
 // sched/examples.cc: small lockcheck-only scenarios, registered for
 // //sched:sched_examples and used by sched's tests. Each is kernel-style code
 // (spinlock_t, spin_lock, ...) with or without a real concurrency bug.
+#include <cstdlib>
 #include <memory>
 #include <string>
 

@@ -31,8 +31,9 @@
 // (the execution did not follow its schedule: replay or dfs prefix).
 //
 // Contract: one Run at a time per process. For its duration Run owns
-// lockcheck's process-wide state: it installs lockcheck's schedule hook and a
-// report handler (restoring both at the end) and calls
+// lockcheck's process-wide state: it installs lockcheck's schedule hook (and
+// removes it at the end) and a report handler (restoring the previous one
+// at the end), and calls
 // lockcheck::ResetForTesting() before every execution, so that what lockcheck
 // learned in one execution cannot change the next (a lock-order inversion
 // must show within one execution to be reported). No other thread may use

@@ -1,7 +1,8 @@
 // sched/runtime.h (internal): one controlled execution at a time: the
 // logical threads, who may run, the decisions, failures and the trace hash.
-// run.cc drives it once per schedule; api.cc forwards sched.h calls and the
-// lockcheck hook to it.
+// runtime.cc: an execution's life and its threads'; decide.cc: decisions
+// and the entry points that reach them; describe.cc: report text. run.cc
+// drives it once per schedule; api.cc forwards sched.h calls to it.
 //
 // Threading: everything here runs on whichever context (controller or
 // logical thread) holds the one running slot, so no member needs a lock;
