@@ -13,8 +13,9 @@
 namespace lockcheck {
 
 enum class SchedulePoint {
-  kBeforeAcquire,  // about to try to take `lock` (Lock, LockNested, TryLock)
+  kBeforeAcquire,  // about to take `lock`, spinning if held (Lock, LockNested)
   kAfterRelease,   // just released `lock`
+  kBeforeTryLock,  // about to try `lock` once (TryLock: never waits)
 };
 
 using ScheduleHook = void (*)(SchedulePoint point, const void* lock, void* arg);

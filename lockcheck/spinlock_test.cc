@@ -298,7 +298,9 @@ TEST_F(SpinLockTest, TheScheduleHookRunsAtEveryAcquireAndRelease) {
   ASSERT_EQ(calls.size(), 6u);
   for (size_t i = 0; i < calls.size(); ++i) {
     EXPECT_EQ(calls[i].point,
-              i % 2 == 0 ? SchedulePoint::kBeforeAcquire : SchedulePoint::kAfterRelease)
+              i % 2 == 1 ? SchedulePoint::kAfterRelease
+              : i == 4   ? SchedulePoint::kBeforeTryLock
+                         : SchedulePoint::kBeforeAcquire)
         << "call " << i;
     EXPECT_EQ(calls[i].lock, &rcd.exp_lock);
     EXPECT_EQ(calls[i].arg, &arg);

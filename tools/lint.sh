@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/lint.sh: repository rules no compiler checks. Run by tools/test.sh.
 #  1. Layering: common/ knows no layer; lockcheck/ knows nothing of core/,
-#     fuzz/, stress/; core/ knows nothing of fuzz/ or stress/. (Bazel visibility enforces the
+#     fuzz/, stress/; core/ knows nothing of fuzz/ or stress/; sched/ knows
+#     nothing of core/, fuzz/, stress/. (Bazel visibility enforces the
 #     same for deps; this also catches a stray #include.) upstream/ knows core and
 #     lockcheck only; core's sources never include upstream/ (only core/BUILD's
 #     upstream-mode select names it).
@@ -53,10 +54,17 @@ done < <(srcs core)
 
 while IFS= read -r f; do
   [ -n "$f" ] || continue
+  if grep -qE '#include "(core|fuzz|stress)/' "$f"; then
+    bad "layering: sched must not include core/fuzz/stress: $f: $(grep -nE '#include "(core|fuzz|stress)/' "$f" | head -1)"
+  fi
+done < <(srcs sched)
+
+while IFS= read -r f; do
+  [ -n "$f" ] || continue
   if grep -q '#include "absl/synchronization' "$f"; then
     bad "absl/synchronization is not TSan-safe here: $f"
   fi
-done < <(srcs bazel common core fuzz lockcheck stress tools upstream)
+done < <(srcs bazel common core fuzz lockcheck sched stress tools upstream)
 
 if git grep -n -I -E 'deb\.debian\.org|security\.debian\.org|snapshot\.debian\.org|ftp\.[a-z.]*debian\.org' -- . ':!tools/lint.sh' >/dev/null 2>&1; then
   bad "a package archive host name is written in the repository:"

@@ -193,7 +193,7 @@ bool LockState::TryAcquire(CheckedLock* l, const void* pc) {
   const uint32_t me = IdOf(self);
   const int cls = ClassFor(l, 0, pc);
   if (Owner(l) == me) return false;  // as the kernel's: it is locked
-  SchedulePointHere(SchedulePoint::kBeforeAcquire, l);
+  SchedulePointHere(SchedulePoint::kBeforeTryLock, l);
   uint32_t expected = 0;
   if (l->owner_.load(std::memory_order_relaxed) != 0 ||
       !l->owner_.compare_exchange_strong(expected, me, std::memory_order_acquire,

@@ -24,6 +24,8 @@ std::mutex registry_mu;
 ThreadRecord* registry_head = nullptr;  // every record ever made, live or free
 uint32_t next_thread_id = 1;            // under registry_mu
 
+}  // namespace
+
 void ReportExitWithLocksHeld(ThreadRecord* self) {
   int depth = HeldDepth(StateOf(self));
   const void* lock = self->held[0].lock.load(std::memory_order_relaxed);
@@ -37,6 +39,8 @@ void ReportExitWithLocksHeld(ThreadRecord* self) {
               "spins for ever. The stack below is the thread's exit path.";
   Deliver(r);
 }
+
+namespace {
 
 // Unregisters the thread when it exits. Constructed (and its destructor
 // registered with the C++ runtime) at the thread's first lockcheck operation.
@@ -97,7 +101,7 @@ struct ThreadSnapshot {
 
 }  // namespace
 
-ThreadRecord* RegisterCurrentThread() {
+ThreadRecord* NewThreadRecord() {
   ThreadRecord* r = nullptr;
   {
     IgnoredLockGuard guard(registry_mu);
@@ -118,6 +122,16 @@ ThreadRecord* RegisterCurrentThread() {
     r->id.store(next_thread_id++, std::memory_order_relaxed);
     r->live.store(true, std::memory_order_relaxed);
   }
+  return r;
+}
+
+void RetireThreadRecord(ThreadRecord* r) {
+  IgnoredLockGuard guard(registry_mu);
+  r->live.store(false, std::memory_order_relaxed);
+}
+
+ThreadRecord* RegisterCurrentThread() {
+  ThreadRecord* r = NewThreadRecord();
   tls_record = r;
   exit_hook.armed = true;
   return r;

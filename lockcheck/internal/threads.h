@@ -79,6 +79,18 @@ inline uint32_t StateOf(const ThreadRecord* r) {
 // Registers the calling thread (slow path, once per thread).
 ThreadRecord* RegisterCurrentThread();
 
+// A fresh live record with a new id, not bound to any OS thread (the calling
+// thread's tls_record is unchanged): RegisterCurrentThread's first half, and
+// how logical_thread.h makes a record per logical thread.
+ThreadRecord* NewThreadRecord();
+
+// Marks `r` free for reuse. It must be current on no OS thread.
+void RetireThreadRecord(ThreadRecord* r);
+
+// kExitWithLocksHeld for `self`, the calling thread's current record, which
+// holds locks.
+void ReportExitWithLocksHeld(ThreadRecord* self);
+
 inline ThreadRecord* Self() {
   ThreadRecord* r = tls_record;
   return r != nullptr ? r : RegisterCurrentThread();

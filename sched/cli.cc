@@ -1,0 +1,157 @@
+// sched/cli.cc: see cli.h.
+#include "sched/cli.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "common/atomic_file.h"
+#include "sched/run.h"
+#include "sched/schedule_file.h"
+
+namespace sched {
+namespace {
+
+// Filled by static initializers before main, read after: no locking.
+std::vector<std::unique_ptr<ScenarioSpec>>& Registry() {
+  static auto* registry = new std::vector<std::unique_ptr<ScenarioSpec>>();
+  return *registry;
+}
+
+bool ParseInt(const std::string& s, long long min, long long* out) {
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || errno != 0 || *end != '\0' || v < min) return false;
+  *out = v;
+  return true;
+}
+
+int Usage(const std::string& why) {
+  std::fprintf(stderr, "flowcheck: sched: %s (see sched/cli.h; --list names the scenarios)\n",
+               why.c_str());
+  return 2;
+}
+
+}  // namespace
+
+bool RegisterScenario(ScenarioSpec spec) {
+  if (FindScenario(spec.name) != nullptr) {
+    std::fprintf(stderr, "flowcheck: sched: scenario '%s' registered twice\n", spec.name.c_str());
+    std::abort();
+  }
+  Registry().push_back(std::make_unique<ScenarioSpec>(std::move(spec)));
+  return true;
+}
+
+const ScenarioSpec* FindScenario(const std::string& name) {
+  for (const auto& s : Registry()) {
+    if (s->name == name) return s.get();
+  }
+  return nullptr;
+}
+
+std::vector<const ScenarioSpec*> AllScenarios() {
+  std::vector<const ScenarioSpec*> all;
+  for (const auto& s : Registry()) all.push_back(s.get());
+  return all;
+}
+
+bool ResolveParams(const ScenarioSpec& spec, const ScenarioParams& given, ScenarioParams* out,
+                   std::string* error) {
+  *out = spec.defaults;
+  for (const auto& [k, v] : given) {
+    if (spec.defaults.count(k) == 0) {
+      *error = "scenario '" + spec.name + "' has no parameter '" + k + "'";
+      return false;
+    }
+    (*out)[k] = v;
+  }
+  return true;
+}
+
+int Main(int argc, char** argv, const char* target) {
+  Options o;
+  o.target = target;
+  o.max_executions = 1000;
+  bool executions_given = false;
+  std::string scenario, replay;
+  ScenarioParams given;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const size_t eq = arg.find('=');
+    const std::string flag = arg.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+    long long n = 0;
+    if (arg == "--list") {
+      for (const ScenarioSpec* s : AllScenarios()) {
+        std::string params;
+        for (const auto& [k, v] : s->defaults) params += " " + k + "=" + v;
+        std::printf("%-20s %s\n%20s  params:%s\n", s->name.c_str(), s->help.c_str(), "",
+                    params.empty() ? " none" : params.c_str());
+      }
+      return 0;
+    } else if (arg == "--quiet") {
+      o.verbosity = 0;
+    } else if (flag == "--scenario") {
+      scenario = value;
+    } else if (flag == "--param") {
+      const size_t peq = value.find('=');
+      if (peq == std::string::npos || peq == 0) return Usage("expected --param=KEY=VALUE");
+      given[value.substr(0, peq)] = value.substr(peq + 1);
+    } else if (flag == "--strategy") {
+      o.strategy = value;
+    } else if (flag == "--seed" && ParseInt(value, 0, &n)) {
+      o.seed = static_cast<uint64_t>(n);
+    } else if (flag == "--depth" && ParseInt(value, 1, &n)) {
+      o.pct_depth = static_cast<int>(n);
+    } else if (flag == "--max_preemptions" && ParseInt(value, -1, &n)) {
+      o.max_preemptions = static_cast<int>(n);
+    } else if (flag == "--executions" && ParseInt(value, 0, &n)) {
+      o.max_executions = static_cast<uint64_t>(n);
+      executions_given = true;
+    } else if (flag == "--max_steps" && ParseInt(value, 1, &n)) {
+      o.max_steps = static_cast<uint64_t>(n);
+    } else if (flag == "--lockcheck_reports" &&
+               (value == "end" || value == "defer" || value == "record")) {
+      o.lockcheck_reports = value;
+    } else if (flag == "--backend") {
+      o.backend = value;
+    } else if (flag == "--schedule_out") {
+      o.schedule_out = value;
+    } else if (flag == "--replay") {
+      replay = value;
+    } else {
+      return Usage("bad argument '" + arg + "'");
+    }
+  }
+  if (o.strategy == "dfs" && !executions_given) o.max_executions = 0;
+  if (!replay.empty()) {
+    o.replay_path = flowcheck::ResolveUserPath(replay);
+    std::string error;
+    if (!LoadScheduleFile(o.replay_path, &o.replay, &error)) return Usage(error);
+    scenario = o.replay.scenario;
+    given = o.replay.params;
+    o.strategy = "replay";
+    o.seed = o.replay.seed;
+    if (!o.replay.backend.empty()) o.backend = o.replay.backend;
+  }
+  if (scenario.empty()) return Usage("--scenario=NAME or --replay=FILE is required");
+  const ScenarioSpec* spec = FindScenario(scenario);
+  if (spec == nullptr) return Usage("no scenario '" + scenario + "' in this binary");
+  std::string error;
+  if (!ResolveParams(*spec, given, &o.params, &error)) return Usage(error);
+  std::function<void()> setup = spec->make(o.params, &error);
+  if (!setup) return Usage(error);
+  o.scenario = spec->name;
+  const RunResult r = Run(o, setup);
+  if (r.usage_error) return 2;
+  if (r.failed && !r.schedule_error.empty()) return 3;
+  return r.failed ? 1 : 0;
+}
+
+}  // namespace sched

@@ -1,0 +1,172 @@
+// The dfs strategy runs every schedule within the preemption bound exactly
+// once: its schedule count and the set of interleavings it produced are
+// compared with a brute-force enumeration written here from the definitions
+// alone (no code shared with the strategy).
+#include <atomic>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lockcheck/spinlock.h"
+#include "sched/run.h"
+#include "sched/sched.h"
+
+namespace {
+
+enum Op { kPoint, kLock, kUnlock };            // kLock/kUnlock: the one shared lock
+using Program = std::vector<std::vector<Op>>;  // ops per thread
+
+// ---- Brute force ------------------------------------------------------------
+// A decision happens when a thread reaches an op (before a lock, after an
+// unlock, at a point) or its end. The chosen thread then runs to its next op:
+// leaving a lock op acquires the lock; reaching an unlock op releases it. A
+// thread at a lock op is runnable only while the lock is free. Switching away
+// from a runnable thread is a preemption. A schedule is the sequence of
+// chosen threads, from the first decision until nothing can run.
+struct State {
+  std::vector<int> pc;  // -1 not started; ops.size(): ended
+  int holder = -1;
+};
+
+void Enumerate(const Program& p, const State& s, int current, int preemptions, int bound,
+               uint64_t trace, std::set<uint64_t>* out) {
+  const int n = static_cast<int>(p.size());
+  std::vector<int> runnable;
+  for (int t = 0; t < n; ++t) {
+    const int pc = s.pc[t];
+    const int size = static_cast<int>(p[t].size());
+    if (pc == size) continue;
+    if (pc >= 0 && p[t][pc] == kLock && s.holder >= 0) continue;
+    runnable.push_back(t);
+  }
+  if (runnable.empty()) {
+    out->insert(trace);
+    return;
+  }
+  bool current_runnable = false;
+  for (int t : runnable) current_runnable |= t == current;
+  for (int t : runnable) {
+    const int cost = current_runnable && t != current ? 1 : 0;
+    if (bound >= 0 && preemptions + cost > bound) continue;
+    State next = s;
+    int& pc = next.pc[t];
+    if (pc >= 0 && p[t][pc] == kLock) next.holder = t;
+    ++pc;  // from -1 to the first op, or past the op it was at
+    if (pc < static_cast<int>(p[t].size()) && p[t][pc] == kUnlock) next.holder = -1;
+    Enumerate(p, next, t, preemptions + cost, bound, trace * 4 + static_cast<uint64_t>(t + 1), out);
+  }
+}
+
+std::set<uint64_t> BruteForce(const Program& p, int bound) {
+  std::set<uint64_t> traces;
+  State s;
+  s.pc.assign(p.size(), -1);
+  Enumerate(p, s, -1, 0, bound, 0, &traces);
+  return traces;
+}
+
+// ---- The same program under sched::Run, strategy dfs ------------------------
+struct Shared {
+  spinlock_t lock;
+  std::atomic<uint64_t> trace{0};  // relaxed: one thread runs at a time
+};
+
+void Record(Shared* s, int t) {
+  s->trace.store(s->trace.load(std::memory_order_relaxed) * 4 + static_cast<uint64_t>(t + 1),
+                 std::memory_order_relaxed);
+}
+
+struct DfsRun {
+  sched::RunResult result;
+  std::set<uint64_t> traces;
+  uint64_t duplicates = 0;
+};
+
+DfsRun RunDfs(const Program& p, int bound, const std::string& backend) {
+  DfsRun run;
+  sched::Options o;
+  o.scenario = "dfs_count";
+  o.strategy = "dfs";
+  o.max_preemptions = bound;
+  o.max_executions = 0;
+  o.backend = backend;
+  o.out = nullptr;
+  o.verbosity = 0;
+  run.result = sched::Run(o, [&p, &run] {
+    auto s = std::make_shared<Shared>();
+    spin_lock_init(&s->lock);
+    for (int t = 0; t < static_cast<int>(p.size()); ++t) {
+      sched::Spawn("t" + std::to_string(t), [s, t, ops = p[t]]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        Record(s.get(), t);
+        for (Op op : ops) {
+          if (op == kPoint) sched::Point("op");
+          if (op == kLock) spin_lock(&s->lock);
+          if (op == kUnlock) spin_unlock(&s->lock);
+          Record(s.get(), t);
+        }
+      });
+    }
+    sched::AtEnd([s, &run] {
+      if (!run.traces.insert(s->trace.load(std::memory_order_relaxed)).second) ++run.duplicates;
+    });
+  });
+  return run;
+}
+
+std::string ExpectedLine(size_t n) {
+  return "flowcheck: dfs: explored " + std::to_string(n) + " schedules, space exhausted";
+}
+
+class DfsCountTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DfsCountTest, TwoThreadsTwoPointsEveryBound) {
+  const Program p = {{kPoint, kPoint}, {kPoint, kPoint}};
+  // Unbounded: every interleaving of two runs of 3 segments, C(6,3).
+  EXPECT_EQ(BruteForce(p, -1).size(), 20u);
+  for (int bound : {0, 1, 2, 3, -1}) {
+    SCOPED_TRACE("max_preemptions " + std::to_string(bound));
+    const std::set<uint64_t> expected = BruteForce(p, bound);
+    const DfsRun run = RunDfs(p, bound, GetParam());
+    ASSERT_FALSE(run.result.failed) << run.result.output;
+    EXPECT_EQ(run.result.executions, expected.size());
+    EXPECT_NE(run.result.output.find(ExpectedLine(expected.size())), std::string::npos)
+        << run.result.output;
+    EXPECT_EQ(run.duplicates, 0u);
+    EXPECT_EQ(run.traces, expected);
+  }
+}
+
+TEST_P(DfsCountTest, TwoThreadsTwoLockOpsWithinTwoPreemptions) {
+  // Each op: lock; point inside the critical section; unlock. A thread at
+  // the lock while the other holds it cannot run.
+  const Program p = {{kLock, kPoint, kUnlock, kLock, kPoint, kUnlock},
+                     {kLock, kPoint, kUnlock, kLock, kPoint, kUnlock}};
+  for (int bound : {2, -1}) {
+    SCOPED_TRACE("max_preemptions " + std::to_string(bound));
+    const std::set<uint64_t> expected = BruteForce(p, bound);
+    const DfsRun run = RunDfs(p, bound, GetParam());
+    ASSERT_FALSE(run.result.failed) << run.result.output;
+    EXPECT_EQ(run.result.executions, expected.size());
+    EXPECT_NE(run.result.output.find(ExpectedLine(expected.size())), std::string::npos)
+        << run.result.output;
+    EXPECT_EQ(run.duplicates, 0u);
+    EXPECT_EQ(run.traces, expected);
+  }
+}
+
+TEST_P(DfsCountTest, ThreeThreadsOnePointEach) {
+  const Program p = {{kPoint}, {kPoint}, {kPoint}};
+  for (int bound : {0, 1, -1}) {
+    const std::set<uint64_t> expected = BruteForce(p, bound);
+    const DfsRun run = RunDfs(p, bound, GetParam());
+    ASSERT_FALSE(run.result.failed) << run.result.output;
+    EXPECT_EQ(run.result.executions, expected.size()) << "bound " << bound;
+    EXPECT_EQ(run.traces, expected) << "bound " << bound;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DfsCountTest, ::testing::Values("fiber", "baton"));
+
+}  // namespace

@@ -1,0 +1,227 @@
+// sched/fiber_switcher.cc: logical threads as ucontext fibers on one OS
+// thread (see switcher.h).
+//
+// Why ucontext and not a hand-written switch: swapcontext also saves the
+// signal mask (one system call, most of its ~0.3 us), but it is the libc
+// primitive ASan already knows (it intercepts swapcontext) and needs no
+// per-architecture assembly. docs/sched.md has the measured cost.
+#include <cxxabi.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "sched/sanitizers.h"
+#include "sched/switcher.h"
+
+namespace sched {
+namespace internal {
+namespace {
+
+// The C++ runtime keeps, per OS thread, the exceptions being handled (a
+// caught exception stays on that stack until its catch block ends) and the
+// count of exceptions in flight. Fibers share the OS thread, so a switch
+// inside a catch block would let another fiber's throw and catch land on
+// top of it (std::current_exception then returns the other fiber's). Each
+// fiber keeps its own copy, swapped at every switch, as Boost.Context does.
+// The layout is the Itanium C++ ABI's __cxa_eh_globals: a pointer and an
+// unsigned count (on x86-64, two words).
+struct EhGlobals {
+  void* words[2] = {nullptr, nullptr};
+};
+static_assert(sizeof(EhGlobals) == 2 * sizeof(void*), "two words");
+
+void SwapEhGlobals(EhGlobals* save_into, const EhGlobals& load) {
+  void* globals = abi::__cxa_get_globals();
+  std::memcpy(save_into, globals, sizeof(EhGlobals));
+  std::memcpy(globals, &load, sizeof(EhGlobals));
+}
+
+struct FiberContext : Context {
+  ucontext_t uc;
+  char* stack = nullptr;  // usable part (above the guard page); null: controller
+  size_t stack_size = 0;
+  ContextEntry entry = nullptr;
+  void* arg = nullptr;
+  void* tsan_fiber = nullptr;
+  // ASan's view of this context's stack; learned for the controller the
+  // first time it is left.
+  const void* asan_bottom = nullptr;
+  size_t asan_size = 0;
+  EhGlobals eh;  // this fiber's exception state while it is switched out
+};
+
+class FiberSwitcher : public Switcher {
+ public:
+  explicit FiberSwitcher(size_t stack_size) : stack_size_(RoundToPages(stack_size)) {
+    current_switcher_ = this;
+#if defined(SCHED_UNDER_TSAN)
+    controller_.tsan_fiber = __tsan_get_current_fiber();
+#endif
+  }
+
+  ~FiberSwitcher() override {
+    for (char* s : free_stacks_) munmap(s - page_, stack_size_ + page_);
+  }
+
+  Context* controller() override { return &controller_; }
+
+  Context* Create(ContextEntry entry, void* arg, const char* name) override {
+    IgnoreScope ignore;
+    auto* c = new FiberContext;
+    c->entry = entry;
+    c->arg = arg;
+    c->stack = TakeStack();
+    c->stack_size = stack_size_;
+    c->asan_bottom = c->stack;
+    c->asan_size = stack_size_;
+    if (getcontext(&c->uc) != 0) Die("getcontext");
+    c->uc.uc_stack.ss_sp = c->stack;
+    c->uc.uc_stack.ss_size = stack_size_;
+    c->uc.uc_link = nullptr;
+    // makecontext passes ints: the context pointer in two halves.
+    const uintptr_t p = reinterpret_cast<uintptr_t>(c);
+    makecontext(&c->uc, reinterpret_cast<void (*)()>(&FiberMain), 3, static_cast<unsigned>(p >> 32),
+                static_cast<unsigned>(p & 0xffffffffu), static_cast<unsigned>(0));
+#if defined(__x86_64__)
+    // A null frame pointer ends frame-pointer stack walks (lockcheck's and
+    // the sanitizers') at the fiber's first frame instead of wandering into
+    // the stack of whoever made the context.
+    c->uc.uc_mcontext.gregs[REG_RBP] = 0;
+#endif
+#if defined(SCHED_UNDER_TSAN)
+    c->tsan_fiber = __tsan_create_fiber(0);
+    __tsan_set_fiber_name(c->tsan_fiber, name);
+#else
+    (void)name;
+#endif
+    return c;
+  }
+
+  void Switch(Context* from_base, Context* to_base) override {
+    IgnoreScope ignore;
+    auto* from = static_cast<FiberContext*>(from_base);
+    auto* to = static_cast<FiberContext*>(to_base);
+#if defined(SCHED_UNDER_ASAN)
+    void* fake_stack = nullptr;
+    __sanitizer_start_switch_fiber(&fake_stack, to->asan_bottom, to->asan_size);
+#endif
+    leaving_ = from;
+    SwapEhGlobals(&from->eh, to->eh);
+#if defined(SCHED_UNDER_TSAN)
+    __tsan_switch_to_fiber(to->tsan_fiber, __tsan_switch_to_fiber_no_sync);
+#endif
+    if (swapcontext(&from->uc, &to->uc) != 0) Die("swapcontext");
+#if defined(SCHED_UNDER_ASAN)
+    __sanitizer_finish_switch_fiber(fake_stack, &leaving_->asan_bottom, &leaving_->asan_size);
+#endif
+  }
+
+  void Finish(Context* from_base, Context* to_base) override {
+    auto* from = static_cast<FiberContext*>(from_base);
+    auto* to = static_cast<FiberContext*>(to_base);
+    {
+      // Ended before the switch: TSan checks that a fiber it destroys has
+      // no ignore left on.
+      IgnoreScope ignore;
+#if defined(SCHED_UNDER_ASAN)
+      __sanitizer_start_switch_fiber(nullptr, to->asan_bottom, to->asan_size);
+#endif
+      leaving_ = from;
+      SwapEhGlobals(&from->eh, to->eh);
+    }
+#if defined(SCHED_UNDER_TSAN)
+    __tsan_switch_to_fiber(to->tsan_fiber, __tsan_switch_to_fiber_no_sync);
+#endif
+    swapcontext(&from->uc, &to->uc);
+    Die("a finished fiber was resumed");
+  }
+
+  void Destroy(Context* base) override {
+    IgnoreScope ignore;
+    auto* c = static_cast<FiberContext*>(base);
+#if defined(SCHED_UNDER_TSAN)
+    __tsan_destroy_fiber(c->tsan_fiber);
+#endif
+    free_stacks_.push_back(c->stack);
+    delete c;
+  }
+
+ private:
+  static void FiberMain(unsigned hi, unsigned lo, unsigned /*unused*/) {
+    auto* c = reinterpret_cast<FiberContext*>((static_cast<uintptr_t>(hi) << 32) | lo);
+    ContextEntry entry;
+    void* arg;
+    {
+      IgnoreScope ignore;
+#if defined(SCHED_UNDER_ASAN)
+      FiberContext* left = current_switcher_->leaving_;
+      __sanitizer_finish_switch_fiber(nullptr, &left->asan_bottom, &left->asan_size);
+#endif
+      entry = c->entry;
+      arg = c->arg;
+    }
+    entry(arg);
+    Die("a fiber's entry returned without Finish");
+  }
+
+  [[noreturn]] static void Die(const char* what) {
+    std::fprintf(stderr, "flowcheck: sched: %s failed: %s\n", what, std::strerror(errno));
+    std::abort();
+  }
+
+  static size_t RoundToPages(size_t n) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+#if defined(SCHED_UNDER_TSAN) || defined(SCHED_UNDER_ASAN)
+    if (n == 0) n = 1024 * 1024;
+#else
+    if (n == 0) n = 512 * 1024;
+#endif
+    return (n + page - 1) / page * page;
+  }
+
+  // Stacks are reused across executions: one mmap per fiber ever alive at
+  // once, with a PROT_NONE guard page below, so an overflow faults.
+  char* TakeStack() {
+    if (!free_stacks_.empty()) {
+      char* s = free_stacks_.back();
+      free_stacks_.pop_back();
+#if defined(SCHED_UNDER_ASAN)
+      // Frames abandoned there (redzones of unwound frames) are stale.
+      __asan_unpoison_memory_region(s, stack_size_);
+#endif
+      return s;
+    }
+    void* m = mmap(nullptr, stack_size_ + page_, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED) Die("mmap of a fiber stack");
+    if (mprotect(m, page_, PROT_NONE) != 0) Die("mprotect of a stack guard page");
+    return static_cast<char*>(m) + page_;
+  }
+
+  const size_t page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t stack_size_;
+  FiberContext controller_;
+  FiberContext* leaving_ = nullptr;  // the context being left, for ASan
+  std::vector<char*> free_stacks_;
+  // The switcher of the fiber being started (FiberMain is static). One run
+  // at a time per process (sched::Run's contract).
+  static FiberSwitcher* current_switcher_;
+};
+
+FiberSwitcher* FiberSwitcher::current_switcher_ = nullptr;
+
+}  // namespace
+
+std::unique_ptr<Switcher> MakeFiberSwitcher(size_t stack_size) {
+  return std::make_unique<FiberSwitcher>(stack_size);
+}
+
+}  // namespace internal
+}  // namespace sched

@@ -1,0 +1,240 @@
+// sched/run.cc: sched::Run: the loop over executions, the failure path
+// (schedule file first, then the report) and replay's divergence check.
+#include "sched/run.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "common/atomic_file.h"
+#include "lockcheck/report.h"
+#include "lockcheck/schedule.h"
+#include "sched/runtime.h"
+#include "sched/sanitizers.h"
+#include "sched/strategy.h"
+#include "sched/switcher.h"
+
+namespace sched {
+namespace {
+
+using internal::g_runtime;
+
+void Hook(lockcheck::SchedulePoint point, const void* lock, void* arg) {
+  static_cast<internal::Runtime*>(arg)->OnLockPoint(point, lock);
+}
+
+void ReportHandler(const lockcheck::Report& report) {
+  if (internal::Runtime* rt = g_runtime.load(std::memory_order_relaxed)) {
+    rt->OnLockcheckReport(report);
+  }
+}
+
+class Printer {
+ public:
+  Printer(FILE* out, std::string* sink) : out_(out), sink_(sink) {}
+  void Line(const std::string& text) {
+    std::string s = text;
+    if (s.empty() || s.back() != '\n') s += '\n';
+    *sink_ += s;
+    if (out_ != nullptr) {
+      std::fputs(s.c_str(), out_);
+      std::fflush(out_);
+    }
+  }
+
+ private:
+  FILE* out_;
+  std::string* sink_;
+};
+
+std::string Absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd) == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string SchedulePath(const Options& o, uint64_t execution) {
+  const std::string name = o.scenario + "-" + o.strategy + "-seed" + std::to_string(o.seed) +
+                           "-exec" + std::to_string(execution) + ".schedule";
+  std::string dir;
+  if (!o.schedule_out.empty()) {
+    std::string p = flowcheck::ResolveUserPath(o.schedule_out);
+    if (p.back() != '/' && !IsDirectory(p)) return Absolute(p);
+    dir = p;
+    mkdir(dir.c_str(), 0777);  // one level, for "out/"; a failure shows at the write
+  } else if (const char* t = getenv("TEST_UNDECLARED_OUTPUTS_DIR"); t != nullptr && *t != '\0') {
+    dir = t;
+  } else {
+    dir = flowcheck::ResolveUserPath(".");
+  }
+  char real[PATH_MAX];
+  if (realpath(dir.c_str(), real) != nullptr) dir = real;
+  if (dir.back() != '/') dir += '/';
+  return Absolute(dir + name);
+}
+
+std::unique_ptr<Strategy> MakeStrategy(const Options& o, std::string* error) {
+  if (o.strategy == "random") return MakeRandomStrategy(o.seed, o.max_executions);
+  if (o.strategy == "pct") {
+    if (o.pct_depth < 1) *error = "pct depth must be >= 1";
+    return MakePctStrategy(o.seed, o.pct_depth, o.max_executions);
+  }
+  if (o.strategy == "dfs") return MakeDfsStrategy(o.max_preemptions, o.max_executions);
+  if (o.strategy == "replay") return MakeReplayStrategy(o.replay.decisions);
+  *error = "unknown strategy '" + o.strategy + "' (random, pct, dfs or replay)";
+  return nullptr;
+}
+
+}  // namespace
+
+std::string TraceHashHex(uint64_t hash) {
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, hash);
+  return buf;
+}
+
+RunResult Run(const Options& options, const std::function<void()>& setup) {
+  RunResult result;
+  Printer print(options.out, &result.output);
+  Options o = options;
+  const bool replay = o.strategy == "replay";
+  if (replay) {  // the recorded run options win
+    o.max_steps = o.replay.max_steps;
+    o.lockcheck_reports = o.replay.lockcheck_reports;
+  }
+  std::string error;
+  std::unique_ptr<Strategy> strategy = MakeStrategy(o, &error);
+  if (error.empty() && o.lockcheck_reports != "end" && o.lockcheck_reports != "defer" &&
+      o.lockcheck_reports != "record") {
+    error = "unknown lockcheck_reports mode '" + o.lockcheck_reports + "' (end, defer or record)";
+  }
+  if (error.empty() && o.backend != "fiber" && o.backend != "baton") {
+    error = "unknown backend '" + o.backend + "' (fiber or baton)";
+  }
+  if (error.empty() && replay && (o.replay.scenario != o.scenario || o.replay.params != o.params)) {
+    error = "the schedule is for scenario '" + o.replay.scenario +
+            "' with other parameters, not '" + o.scenario + "'";
+  }
+  if (error.empty() && g_runtime.load(std::memory_order_relaxed) != nullptr) {
+    error = "sched::Run called during another sched::Run";
+  }
+  if (!error.empty()) {
+    result.usage_error = true;
+    print.Line("flowcheck: sched: " + error);
+    return result;
+  }
+
+  std::unique_ptr<internal::Switcher> switcher = o.backend == "baton"
+                                                     ? internal::MakeBatonSwitcher()
+                                                     : internal::MakeFiberSwitcher(o.stack_size);
+  internal::Runtime runtime(o, strategy.get(), switcher.get());
+  g_runtime.store(&runtime, std::memory_order_relaxed);
+  lockcheck::SetScheduleHook(&Hook, &runtime);
+  lockcheck::ReportHandler previous_handler = lockcheck::SetReportHandler(&ReportHandler);
+
+  for (uint64_t i = 0; strategy->BeginExecution(i); ++i) {
+    internal::Outcome e = runtime.RunExecution(setup);
+    strategy->EndExecution(e.steps, e.threads);
+    result.executions = i + 1;
+    result.last_trace_hash = e.trace_hash;
+    result.last_steps = e.steps;
+    if (replay) {
+      const Schedule& s = o.replay;
+      std::string diverged;
+      if (e.kind == "nondeterminism") {
+        // already says where
+      } else if (e.decisions.size() != s.decisions.size()) {
+        diverged = "the execution ended after " + std::to_string(e.decisions.size()) +
+                   " decisions; the schedule has " + std::to_string(s.decisions.size());
+      } else if (e.trace_hash != s.trace_hash || e.kind != s.failure) {
+        diverged = "trace hash " + TraceHashHex(e.trace_hash) + " [" +
+                   (e.failed ? e.kind : std::string("passed")) + "], the schedule recorded " +
+                   TraceHashHex(s.trace_hash) + " [" + s.failure + "]";
+      }
+      if (!diverged.empty()) {
+        e.report =
+            "The replayed execution took the recorded decisions but did not behave the "
+            "same: something in the scenario is not a function of the schedule.\n"
+            "Its own outcome: " +
+            (e.failed ? "[" + e.kind + "] " + e.line : "passed") + "\n" + e.report;
+        e.failed = true;
+        e.kind = "nondeterminism";
+        e.line = "uncontrolled nondeterminism: " + diverged;
+      }
+    }
+    if (e.failed) {
+      result.failed = true;
+      result.failure_kind = e.kind;
+      result.failure_line = e.line;
+      result.report = e.report;
+      if (replay) {
+        print.Line("flowcheck: replayed schedule: " + o.replay_path);
+        print.Line("flowcheck: rerun: tools/reproduce.sh " + o.replay_path);
+      } else {
+        Schedule s;
+        s.scenario = o.scenario;
+        s.params = o.params;
+        s.target = o.target;
+        s.sanitizer = internal::BuildSanitizer();
+        s.strategy = o.strategy;
+        s.strategy_params = strategy->Params();
+        s.seed = o.seed;
+        s.execution = i;
+        s.backend = o.backend;
+        s.max_steps = o.max_steps;
+        s.lockcheck_reports = o.lockcheck_reports;
+        s.failure = e.kind;
+        s.trace_hash = e.trace_hash;
+        s.decisions = e.decisions;
+        const std::string path = SchedulePath(o, i);
+        result.schedule_error = WriteScheduleFile(path, s);
+        if (result.schedule_error.empty()) {
+          result.schedule_path = path;
+          print.Line("flowcheck: schedule written: " + path);
+          print.Line("flowcheck: rerun: tools/reproduce.sh " + path);
+        } else {
+          print.Line("flowcheck: sched: " + result.schedule_error);
+        }
+      }
+      print.Line("flowcheck: FAIL [" + e.kind + "] " + e.line);
+      print.Line(e.report);
+      print.Line("flowcheck: trace hash " + TraceHashHex(e.trace_hash));
+      break;
+    }
+    if (replay) {
+      print.Line("flowcheck: replay: the execution followed the schedule and passed, as recorded");
+    }
+    if (o.verbosity >= 1) print.Line("flowcheck: trace hash " + TraceHashHex(e.trace_hash));
+  }
+  if (replay && result.failed && result.failure_kind != "nondeterminism") {
+    print.Line("flowcheck: replay: reproduced [" + result.failure_kind + "], trace hash " +
+               TraceHashHex(result.last_trace_hash) + " as recorded");
+  }
+  print.Line(strategy->Summary(result.executions, result.failed));
+  result.dfs_exhausted = strategy->exhausted();
+
+  lockcheck::SetReportHandler(previous_handler);
+  lockcheck::SetScheduleHook(nullptr, nullptr);
+  g_runtime.store(nullptr, std::memory_order_relaxed);
+  {
+    // The fibers' last call (Finish) read the switcher's vtable; they ended
+    // long ago, but TSan knows no edge from them to this free.
+    internal::IgnoreScope ignore;
+    switcher.reset();
+  }
+  return result;
+}
+
+}  // namespace sched

@@ -1,0 +1,117 @@
+// sched/run.h: running a scenario under the controlled scheduler.
+//
+//   sched::Options o;
+//   o.scenario = "bitmap_alloc";            // identity, for the schedule file
+//   o.strategy = "pct"; o.seed = 7; o.max_executions = 1000;
+//   sched::RunResult r = sched::Run(o, setup);   // setup: see sched.h
+//   if (r.failed) ... r.schedule_path, r.report ...
+//
+// Run executes `setup` and the threads it spawns again and again, one
+// execution per schedule the strategy picks, until an execution fails or the
+// strategy is done. Every execution is a pure function of (scenario,
+// strategy, seed or schedule): the same inputs give the same trace hash, bit
+// for bit.
+//
+// What it prints (to Options::out, and into RunResult::output):
+//   flowcheck: trace hash <16 hex digits>            every execution (verbosity 1)
+// and on a failure, in this order (the schedule file is written first):
+//   flowcheck: schedule written: <absolute path>
+//   flowcheck: rerun: tools/reproduce.sh <absolute path>
+//   flowcheck: FAIL [<kind>] <one line>
+//   <the report: what failed, every thread's state and held locks>
+//   flowcheck: trace hash <hex>
+// and last the strategy's summary line (e.g. "flowcheck: dfs: explored 20
+// schedules, space exhausted"; pct prints its probability bound).
+//
+// Failure kinds: "deadlock" (nothing can run and some thread waits: the
+// report names the wait-for cycle), "step-bound" (an execution took more than
+// max_steps decisions: a livelock or starvation), "check" (sched::Fail /
+// SCHED_CHECK), "lockcheck" (a lockcheck report, e.g. lock-order-inversion),
+// "exception" (a logical thread let an exception escape), "nondeterminism"
+// (the execution did not follow its schedule: replay or dfs prefix).
+//
+// Contract: one Run at a time per process. For its duration Run owns
+// lockcheck's process-wide state: it installs lockcheck's schedule hook (and
+// removes it at the end) and a report handler (restoring the previous one
+// at the end), and calls
+// lockcheck::ResetForTesting() before every execution, so that what lockcheck
+// learned in one execution cannot change the next (a lock-order inversion
+// must show within one execution to be reported). No other thread may use
+// lockcheck locks meanwhile.
+#ifndef FLOWCHECK_SCHED_RUN_H_
+#define FLOWCHECK_SCHED_RUN_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "sched/schedule_file.h"
+
+namespace sched {
+
+struct Options {
+  // Identity of the scenario, written into schedule files.
+  std::string scenario = "unnamed";
+  std::map<std::string, std::string> params;
+  std::string target;  // Bazel target that can replay it, if any
+
+  // "random", "pct", "dfs" or "replay" (then `replay` holds the schedule).
+  std::string strategy = "random";
+  uint64_t seed = 1;
+  int pct_depth = 3;
+  int max_preemptions = 2;         // dfs; -1: unbounded
+  uint64_t max_executions = 1000;  // random, pct; dfs: 0 = until exhausted
+  Schedule replay;
+  std::string replay_path;  // for messages: where `replay` came from
+
+  // An execution with more decisions than this fails as "step-bound".
+  uint64_t max_steps = 10000;
+  // What a lockcheck report does to an execution:
+  //   "end"    it fails, at the reporting thread's next decision point;
+  //   "defer"  it goes on (so a deadlock can still show) and fails at its
+  //            end with the first report, unless it failed otherwise first;
+  //   "record" reports never fail it; they are added to the report of any
+  //            other failure (to let a search run into the deadlock a
+  //            lock-order report predicts).
+  std::string lockcheck_reports = "end";
+
+  // "fiber" (default) or "baton" (switcher.h).
+  std::string backend = "fiber";
+  size_t stack_size = 0;  // fiber stacks; 0: default
+
+  // Where a failing schedule goes: a file path, or a directory (existing, or
+  // ending in '/') for <scenario>-<strategy>-seed<S>-exec<N>.schedule.
+  // Empty: $TEST_UNDECLARED_OUTPUTS_DIR under `bazel test`, else the
+  // directory the user ran the command in.
+  std::string schedule_out;
+
+  // 0: only failures and the summary; 1: also every execution's trace hash.
+  int verbosity = 1;
+  FILE* out = stderr;  // nullptr: print nothing (RunResult::output still gets it)
+};
+
+struct RunResult {
+  bool failed = false;
+  std::string failure_kind;  // see above; "" when nothing failed
+  std::string failure_line;  // the FAIL line's text after the kind
+  std::string report;
+  std::string schedule_path;   // written schedule ("" if none)
+  std::string schedule_error;  // why it could not be written ("" if it was)
+  bool usage_error = false;    // bad options or unusable replay schedule
+  uint64_t executions = 0;
+  uint64_t last_trace_hash = 0;
+  uint64_t last_steps = 0;  // decisions in the last execution
+  bool dfs_exhausted = false;  // dfs ran every schedule within its bound
+  std::string output;  // everything printed
+};
+
+RunResult Run(const Options& options, const std::function<void()>& setup);
+
+// "0123456789abcdef".
+std::string TraceHashHex(uint64_t hash);
+
+}  // namespace sched
+
+#endif  // FLOWCHECK_SCHED_RUN_H_

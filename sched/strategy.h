@@ -1,0 +1,128 @@
+// sched/strategy.h: the one interface every exploration strategy implements
+// (the shape of awslabs/shuttle's Scheduler), and the factories, one file
+// each: random_strategy.cc, pct_strategy.cc, dfs_strategy.cc,
+// replay_strategy.cc.
+//
+// The runtime asks the strategy, at every decision point, which runnable
+// thread goes next. It records every answer itself (the decision list of the
+// schedule file), so a strategy does not have to know how to be replayed:
+// replaying is its own strategy.
+#ifndef FLOWCHECK_SCHED_STRATEGY_H_
+#define FLOWCHECK_SCHED_STRATEGY_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sched/schedule_file.h"
+
+namespace sched {
+
+// What the runtime knows at one decision.
+struct Decision {
+  uint64_t step = 0;              // index of this decision in the execution
+  int current = -1;               // the thread that reached the point; -1 at the start
+  bool current_runnable = false;  // it could go on (switching away preempts it)
+  bool yielding = false;          // it called Yield: switching away is no preemption
+  uint64_t runnable = 0;          // bit i: thread i may run now (never 0)
+  int num_threads = 0;            // threads spawned so far
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+
+  // "random", "pct", "dfs", "replay".
+  virtual const char* name() const = 0;
+
+  // Prepares execution `index` (0, 1, ...). False: no execution left (the
+  // limit is reached or, for dfs, the space is exhausted).
+  virtual bool BeginExecution(uint64_t index) = 0;
+
+  // Thread `thread` was spawned (priorities for pct).
+  virtual void OnSpawn(int thread) { (void)thread; }
+
+  // The next thread: one of d.runnable. -1 means the execution does not
+  // follow the strategy's script (dfs prefix, replay): *divergence then says
+  // how, and the runtime reports uncontrolled nondeterminism.
+  virtual int Choose(const Decision& d, std::string* divergence) = 0;
+
+  // The execution ended after `steps` decisions with `threads` threads.
+  virtual void EndExecution(uint64_t steps, int threads) {
+    (void)steps;
+    (void)threads;
+  }
+
+  // The line printed at the end of a run, e.g.
+  // "flowcheck: dfs: explored 20 schedules, space exhausted".
+  virtual std::string Summary(uint64_t executions, bool failed) const = 0;
+
+  // True once a systematic strategy has run every schedule it covers.
+  virtual bool exhausted() const { return false; }
+
+  // Parameters that describe the strategy in a schedule file (depth=3).
+  virtual std::map<std::string, std::string> Params() const { return {}; }
+};
+
+// Uniformly random among the runnable threads; execution i draws from a
+// stream derived from (seed, i).
+std::unique_ptr<Strategy> MakeRandomStrategy(uint64_t seed, uint64_t max_executions);
+
+// PCT (probabilistic concurrency testing) of depth `depth` >= 1.
+std::unique_ptr<Strategy> MakePctStrategy(uint64_t seed, int depth, uint64_t max_executions);
+
+// Every schedule with at most `max_preemptions` preemptions (-1: no bound),
+// depth-first, re-running the scenario for each; stops after
+// `max_executions` (0: no limit).
+std::unique_ptr<Strategy> MakeDfsStrategy(int max_preemptions, uint64_t max_executions);
+
+// Follows `decisions` exactly, once.
+std::unique_ptr<Strategy> MakeReplayStrategy(std::vector<ScheduledDecision> decisions);
+
+namespace internal {
+
+// SplitMix64: the one deterministic generator of the strategies (the same
+// bits on every platform and library version, unlike std:: distributions).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n), n > 0 (rejection sampling: no modulo bias).
+  uint64_t Below(uint64_t n) {
+    const uint64_t limit = ~uint64_t{0} - (~uint64_t{0} % n);
+    uint64_t x;
+    do {
+      x = Next();
+    } while (x >= limit);
+    return x % n;
+  }
+
+ private:
+  uint64_t state_;
+};
+
+// The seed of execution `index` of a run seeded `seed`.
+inline uint64_t ExecutionSeed(uint64_t seed, uint64_t index) {
+  Rng r(seed ^ (index * 0xd1b54a32d192ed03ull));
+  r.Next();
+  return r.Next();
+}
+
+// Number of set bits / the i-th set bit (i from 0) of a runnable mask.
+inline int CountThreads(uint64_t mask) { return __builtin_popcountll(mask); }
+inline int NthThread(uint64_t mask, int i) {
+  for (; i > 0; --i) mask &= mask - 1;
+  return __builtin_ctzll(mask);
+}
+
+}  // namespace internal
+}  // namespace sched
+
+#endif  // FLOWCHECK_SCHED_STRATEGY_H_
