@@ -48,7 +48,7 @@ hfi1_ctxtdata* hfi1_create_ctxtdata(hfi1_devdata* dd, u16 ctxt, u64 seed)
   rcd->ctxt = ctxt;
   rcd->random.state = seed;
   spin_lock_init(&rcd->exp_lock);
-  // The receive interrupt takes exp_lock (spec 3: "IRQ-safe only"): from now
+  // The receive interrupt takes exp_lock (docs/kernel.md, "Lock order": "IRQ-safe only"): from now
   // on lockcheck reports any acquisition of it with (emulated) IRQs on, even
   // in a run that never emulates the interrupt itself.
   lockcheck::DeclareHardirqSafe(&rcd->exp_lock);

@@ -1,7 +1,7 @@
 // core/hfi1.h: the device and receive-context structures of the hfi1 model
 // (hfi.h, tid_rdma.h, verbs.h), with only the fields the flow layer touches.
 //
-// Who protects what (spec section 2.1 and 3):
+// Who protects what (docs/kernel.md, "Data structures" and "Locks"):
 //   rcd->exp_lock   flow_mask, flows[], flow_queue, rarr_queue (and, in each
 //                   hfi1_qp_priv of a QP of this context: tid_wait, tid_enqueue)
 //   hardware        rcv_tid_flow_table[]: a modelled MMIO register file; always
@@ -88,7 +88,7 @@ struct hfi1_ctxtdata {
   tid_queue flow_queue ABSL_GUARDED_BY(exp_lock) = {};  // QPs waiting for a flow
   tid_queue rarr_queue ABSL_GUARDED_BY(exp_lock) = {};  // QPs waiting for TIDs
 
-  // Modelled hardware: RcvTIDFlowTable[flow] (spec section 1). MMIO, so not a
+  // Modelled hardware: RcvTIDFlowTable[flow] (docs/kernel.md, "The RcvTIDFlowTable register"). MMIO, so not a
   // data race in the kernel's sense: relaxed atomics. Written through
   // write_uctxt_csr(), read through read_uctxt_csr() or directly by tests.
   std::atomic<u64> rcv_tid_flow_table[RXE_NUM_TID_FLOWS] = {};

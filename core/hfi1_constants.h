@@ -1,5 +1,5 @@
 // core/hfi1_constants.h: the hfi1 constants the flow layer uses, with the
-// kernel's names and values (spec section 1; chip.h, common.h, chip_registers.h,
+// kernel's names and values (docs/kernel.md, "Constants"; chip.h, common.h, chip_registers.h,
 // tid_rdma.h, verbs.h). Plain constexpr values: no behaviour lives here.
 #ifndef FLOWCHECK_CORE_HFI1_CONSTANTS_H_
 #define FLOWCHECK_CORE_HFI1_CONSTANTS_H_

@@ -1,4 +1,4 @@
-// core/invariants.h: the spec's section 9.1 and 9.2 invariants (F1-F6,
+// core/invariants.h: the kernel's invariants (docs/kernel-invariants.md; F1-F6,
 // W1-W6) over one receive context and its QPs.
 //
 //   flowcheck::CheckOptions options;
@@ -13,7 +13,7 @@
 //
 // Severity. kViolation: a rule the kernel keeps is broken, i.e. a bug (in the
 // driver logic as modelled, or injected). kUpstreamDivergence: the kernel
-// itself breaks the rule; these are the spec's hazards, reported as findings
+// itself breaks the rule; these are the kernel hazards of docs/kernel-hazards.md, reported as findings
 // and never fixed in the model: [R-1] (W5: a dequeue charged to the wrong
 // queue), [R-7] (F2/F4: a random initial generation equal to RESERVED) and
 // [R-3] (F2: a RESYNC that programs RESERVED). The model's audit
@@ -51,7 +51,7 @@
 
 namespace flowcheck {
 
-// What CheckInvariants and CheckFlowBitmap report, one id each: the spec's
+// What CheckInvariants and CheckFlowBitmap report, one id each: docs/kernel-invariants.md's
 // F1-F6 and W1-W6 names, and ARG. Only these two checkers report them; the
 // stress driver's own checks and the reference properties have their own
 // ids (core/check_id.h says why). docs/core.md lists this table

@@ -1,4 +1,4 @@
-// core/invariants_flow.cc: F1-F6 (spec 9.1), hardware flows and generations.
+// core/invariants_flow.cc: F1-F6 (docs/kernel-invariants.md, "Flows (F1-F6)"), hardware flows and generations.
 // The expected register values and the generation arithmetic come from the
 // reference formulas (core/reference.h), not from the model, so the two can
 // disagree.

@@ -1,4 +1,4 @@
-// core/invariants_wait.cc: W1-W6 (spec 9.2), the TID wait queues.
+// core/invariants_wait.cc: W1-W6 (docs/kernel-invariants.md, "Wait queues (W1-W6)"), the TID wait queues.
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_format.h"
 #include "core/invariants_internal.h"

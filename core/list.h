@@ -36,7 +36,7 @@ inline void list_add_tail(list_head* node, list_head* head) {
 
 // Unlinks `entry` from whatever list it is on and makes it an empty list, so
 // list_empty(entry) is true afterwards. The node does not know which list it
-// was on (hazard in the spec comes from exactly this).
+// was on (hazard of docs/kernel-hazards.md comes from exactly this).
 inline void list_del_init(list_head* entry) {
   entry->prev->next = entry->next;
   entry->next->prev = entry->prev;

@@ -1,4 +1,4 @@
-// Spec section 3's table, at run time: every flow-layer function called
+// The table of docs/kernel.md, "Who must hold what", at run time: every flow-layer function called
 // without a lock it needs produces a lockdep_assert_held report, and with its
 // locks none. (The compile-time half: //core:reserve_without_exp_lock_test
 // and the analysis of every call site in core/.)

@@ -2,7 +2,7 @@
 // hfi1's struct hfi1_qp_priv), its reference count, and the send engine that a
 // woken QP runs.
 //
-// Who protects what (spec sections 2.3 and 3):
+// Who protects what (docs/kernel.md, "Data structures" and "Locks"):
 //   qp->s_lock        s_flags (compile-time: ABSL_GUARDED_BY), priv->resync,
 //                     priv->model_req; priv->flow_state is read under s_lock
 //                     and written under s_lock AND the context's exp_lock

@@ -15,7 +15,7 @@
 //    check_id.h (the build refuses an #include of a model header here), and
 //  * is testonly, so the model (//core, not testonly) cannot depend on it.
 //
-// It also states the spec's properties of two of these formulas (Property):
+// It also states the kernel's properties of two of these formulas (Property):
 // checks a caller runs on what the MODEL returned, each with its own id,
 // independent of the equality with the formula above. The pure fuzz target
 // reports them; docs/core.md lists them.
@@ -84,7 +84,7 @@ constexpr uint64_t RegisterValue(uint32_t gen) {
          (gen != kReservedGeneration ? 1ull << kHdrSuppEnBit : 0);
 }
 
-// The spec's properties of the model's pure functions, one id each.
+// The kernel's properties of the model's pure functions, one id each.
 enum class Property {
   kGenNext,    // on kern_flow_generation_next's result
   kRegFields,  // on the register kern_set_hw_flow wrote

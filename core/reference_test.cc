@@ -1,4 +1,4 @@
-// core/reference_test.cc: the reference formulas against the spec's worked
+// core/reference_test.cc: the reference formulas against the worked
 // examples and literal register values, over every generation; and each
 // property check firing on a value that breaks it, silent on the formulas'
 // own results. No model here: the model is checked against these elsewhere.

@@ -1,12 +1,12 @@
 // core/tid_rdma.h: the hfi1 TID RDMA flow layer, function by function as in
-// drivers/infiniband/hw/hfi1/tid_rdma.c (Linux v6.6), spec sections 4 and 5.
+// drivers/infiniband/hw/hfi1/tid_rdma.c (Linux v6.6), as docs/kernel.md describes it ("Flows and generations", "Wait queues").
 //
 // Put tid_rdma_flow.cc and tid_rdma_wait.cc next to tid_rdma.c: same names,
-// same order of steps, same quirks (each marked QUIRK with its spec id). Most
+// same order of steps, same quirks (each marked QUIRK with its hazard id, docs/kernel-hazards.md). Most
 // of these are `static` in the kernel; the model exports them so the harness
 // can drive and check them one by one.
 //
-// Lock contracts (spec section 3) are enforced twice: at compile time where
+// Lock contracts (docs/kernel.md, "Who must hold what") are enforced twice: at compile time where
 // the kernel has __must_hold (Clang's thread-safety analysis: calling without
 // the lock does not compile), and at run time by lockdep_assert_held at entry
 // (a lockcheck report, fatal by default). Lock order: s_lock -> exp_lock; no
@@ -21,7 +21,7 @@
 #include "lockcheck/spinlock.h"
 
 // ---------------------------------------------------------------------------
-// Flows and generations (tid_rdma_flow.cc; spec section 4)
+// Flows and generations (tid_rdma_flow.cc; docs/kernel.md, "Flows and generations")
 // ---------------------------------------------------------------------------
 
 // mask_generation(): a & GENERATION_MASK. No lock.
@@ -83,7 +83,7 @@ void hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd);
 // (generation << 11 | next expected sequence). No lock (MMIO read).
 u32 read_r_next_psn(hfi1_devdata *dd, u16 ctxt, u8 fidx);
 
-// The flow part of hfi1_rc_rcv_tid_rdma_resync() (spec 4.10 steps 1-6):
+// The flow part of hfi1_rc_rcv_tid_rdma_resync() (docs/kernel.md, "Sync points and RESYNC", receiving a RESYNC, steps 1-6):
 // takes s_lock then exp_lock; accepts a RESYNC whose generation
 // (mask_psn(psn + 1) >> 11) is next(fs.generation) or the one before it (any
 // generation if the QP has none), unless qpriv->resync is already set; then
@@ -95,7 +95,7 @@ u32 read_r_next_psn(hfi1_devdata *dd, u16 ctxt, u8 fidx);
 bool tid_rdma_rcv_resync_flow(struct rvt_qp *qp, u32 psn);
 
 // ---------------------------------------------------------------------------
-// Wait queues and wakeups (tid_rdma_wait.cc; spec section 5)
+// Wait queues and wakeups (tid_rdma_wait.cc; docs/kernel.md, "Wait queues")
 // ---------------------------------------------------------------------------
 
 // first_qp(): the head QP of `queue` with a NEW reference, or NULL. The caller

@@ -1,6 +1,6 @@
 // core/tid_rdma_flow.cc: hardware flows and generations, following
 // drivers/infiniband/hw/hfi1/tid_rdma.c (v6.6) "Flow functions" in order:
-// kern_reserve_flow .. read_r_next_psn (spec section 4; RESYNC: tid_rdma_resync.cc).
+// kern_reserve_flow .. read_r_next_psn (docs/kernel.md, "Flows and generations"; RESYNC: tid_rdma_resync.cc).
 // Lines marked "model audit" are not kernel (see core/model_audit.h).
 #include <cstdio>
 #include <cstdlib>

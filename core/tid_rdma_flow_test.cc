@@ -1,4 +1,4 @@
-// Flows and generations (spec section 4): kern_reserve_flow's contract for
+// Flows and generations (docs/kernel.md, "Flows and generations"): kern_reserve_flow's contract for
 // every class of `last`, generation arithmetic, register values, and the
 // setup/clear pair as a QP sees it.
 #include <climits>
@@ -17,7 +17,7 @@ namespace {
 
 using flowcheck::testing::TestModel;
 
-constexpr u64 kReleasedRegister = 0x6D7FFFF800ull;  // spec 4.4
+constexpr u64 kReleasedRegister = 0x6D7FFFF800ull;  // docs/kernel.md, "The RcvTIDFlowTable register"
 u64 ActiveRegister(u32 gen) { return 0x6F00000000ull | (static_cast<u64>(gen) << 11); }
 
 // Sets flow_mask to `mask`, calls kern_reserve_flow(last) under exp_lock, and

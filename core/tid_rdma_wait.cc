@@ -1,6 +1,6 @@
 // core/tid_rdma_wait.cc: the TID wait queues and wakeups, following
 // drivers/infiniband/hw/hfi1/tid_rdma.c (v6.6) in order: first_qp ..
-// hfi1_tid_rdma_flush_wait, then position_in_queue (spec section 5).
+// hfi1_tid_rdma_flush_wait, then position_in_queue (docs/kernel.md, "Wait queues").
 // Lines marked "model audit" are not kernel (see core/model_audit.h).
 #include "core/hfi1.h"
 #include "core/list.h"

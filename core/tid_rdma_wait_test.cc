@@ -1,4 +1,4 @@
-// The TID wait queues (spec section 5): FIFO order, the wakeup hand-off
+// The TID wait queues (docs/kernel.md, "Wait queues"): FIFO order, the wakeup hand-off
 // chain, the reference counts, flush, and the queue counters.
 #include <vector>
 
@@ -94,7 +94,7 @@ TEST(Handoff, EachGrantWakesTheNextHeadInTurn) {
 }
 
 TEST(Handoff, HeadWhoseRequestWentAwayBlocksEveryoneBehindIt) {
-  // Spec 5.10's liveness hazard: the woken head does not retry, keeps the
+  // The hand-off's liveness gap (docs/kernel.md, "The wakeup chain"): the woken head does not retry, keeps the
   // head slot, and the QP behind it waits although a flow is free.
   TestModel m(34);
   FillAndQueue(m, 32, 2);

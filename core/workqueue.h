@@ -64,7 +64,7 @@ bool queue_work_on(int cpu, workqueue_struct* wq, work_struct* work);
 // Takes `work` off its queue if pending and waits for a running instance to
 // finish. Returns true if it was pending. Must not be called from `work`
 // itself (the kernel deadlocks; the model aborts with a message). Cancelling
-// an item that was never INIT_WORK'ed aborts (spec bug 12: the kernel WARNs).
+// an item that was never INIT_WORK'ed aborts (bug 12 of docs/kernel-hazards.md, "Historical bugs": the kernel WARNs).
 bool cancel_work_sync(work_struct* work);
 
 struct workqueue_struct {

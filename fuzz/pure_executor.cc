@@ -3,7 +3,7 @@
 // (core/reference.h: NextGeneration, RegisterValue, MaskGeneration, MaskPsn;
 // for kern_reserve_flow on an arbitrary flow_mask, FlowOracle::ReserveFlow)
 // or, where there is none (bit operations, position_in_queue), with the
-// one-line definition from the spec; then with the reference's properties
+// one-line definition in docs/kernel.md; then with the reference's properties
 // (gen-next: a generation never advances to RESERVED; reg-fields: the
 // register's fields per the bit table), reported under their own ids.
 #include <memory>

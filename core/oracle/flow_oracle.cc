@@ -1,5 +1,5 @@
 // core/oracle/flow_oracle.cc: see flow_oracle.h. Each operation says which
-// kernel behaviour (spec section) it stands for.
+// kernel behaviour (the kernel function, as docs/kernel.md describes it) it stands for.` (and see section 2 for the bare numbers in this file
 #include "core/oracle/flow_oracle.h"
 
 #include <algorithm>
@@ -42,7 +42,7 @@ void FlowOracle::Reset(const std::array<uint32_t, kNumFlows>& initial_generation
   for (int i = 0; i < kNumFlows; ++i) {
     owner_[i] = kFree;
     generation_[i] = initial_generations[i];
-    reg_[i] = RegisterValue(kReservedGeneration);  // 4.7: released at init
+    reg_[i] = RegisterValue(kReservedGeneration);  // hfi1_kern_init_ctxt_generations: released at init
   }
   for (QueueState* q : {&flow_queue_, &rarr_queue_}) {
     q->members.clear();  // not "= QueueState()": a new std::deque allocates
@@ -61,7 +61,7 @@ unsigned long FlowOracle::harness_flows() const {
 }
 
 int FlowOracle::PickFlow(int last) const {
-  // 4.3: the preferred flow if it is a flow index and free, else the lowest.
+  // kern_reserve_flow: the preferred flow if it is a flow index and free, else the lowest.
   if (last >= 0 && last < kNumFlows && owner_[last] == kFree) return last;
   for (int i = 0; i < kNumFlows; ++i) {
     if (owner_[i] == kFree) return i;
@@ -70,7 +70,7 @@ int FlowOracle::PickFlow(int last) const {
 }
 
 void FlowOracle::Enqueue(Queue which, int qp) {
-  // 5.3: only a QP on no list is queued; otherwise nothing changes.
+  // queue_qp_for_tid_wait: only a QP on no list is queued; otherwise nothing changes.
   QpState& q = qps_[qp];
   if (q.on != Queue::kNone) return;
   QueueState& queue = QueueOf(which);
@@ -83,7 +83,7 @@ void FlowOracle::Enqueue(Queue which, int qp) {
 }
 
 void FlowOracle::Remove(Queue charged, int qp) {
-  // 5.4 / 5.9: leaves whichever list it is on; `charged` pays ([R-1]).
+  // dequeue_tid_waiter / _tid_rdma_flush_wait: leaves whichever list it is on; `charged` pays ([R-1]).
   QpState& q = qps_[qp];
   if (q.on == Queue::kNone) return;
   std::deque<int>& m = QueueOf(q.on).members;
@@ -95,7 +95,7 @@ void FlowOracle::Remove(Queue charged, int qp) {
 }
 
 void FlowOracle::WakeByWork(int qp) {
-  // 5.1 + 5.7: a new reference goes to the work item, or is dropped when the
+  // first_qp + tid_rdma_schedule_tid_wakeup: a new reference goes to the work item, or is dropped when the
   // item is already pending (which already owns one).
   if (qp < 0) return;
   QpState& q = qps_[qp];
@@ -124,9 +124,9 @@ void FlowOracle::DoSend(int qp) {
 
 int FlowOracle::SetupHwFlow(int qp) {
   QpState& q = qps_[qp];
-  // 4.8 step 1: already owns a flow.
+  // hfi1_kern_setup_hw_flow step 1: already owns a flow.
   if (q.flow != kNoFlow) return 0;
-  // 5.2: strict FIFO; only the flagged head, or anyone when nobody waits.
+  // kernel_tid_waiters: strict FIFO; only the flagged head, or anyone when nobody waits.
   const int head = Head(Queue::kFlow);
   const bool may_allocate = head == -1 || (head == qp && q.waiting);
   const int flow = may_allocate ? PickFlow(q.last) : -1;
@@ -150,7 +150,7 @@ int FlowOracle::SetupHwFlow(int qp) {
 
 void FlowOracle::ClearHwFlow(int qp) {
   QpState& q = qps_[qp];
-  // 4.9.
+  // hfi1_kern_clear_hw_flow.
   if (q.flow >= kNumFlows) return;
   const int flow = q.flow;
   generation_[flow] = NextGeneration(generation_[flow]);
@@ -168,7 +168,7 @@ void FlowOracle::ClearHwFlow(int qp) {
 }
 
 void FlowOracle::FlushWait(int qp) {
-  // 5.9: flow_queue first, then rarr_queue; the first call removes the QP
+  // hfi1_tid_rdma_flush_wait: flow_queue first, then rarr_queue; the first call removes the QP
   // from whichever list it is on and charges flow_queue ([R-1]).
   qps_[qp].waiting = false;
   Remove(Queue::kFlow, qp);
@@ -195,7 +195,7 @@ void FlowOracle::RarrRelease(int qp) {
 void FlowOracle::SetWantsFlow(int qp, bool wants_flow) { qps_[qp].wants_flow = wants_flow; }
 
 bool FlowOracle::Resync(int qp, uint32_t psn) {
-  // 4.10, RESYNC receive, steps 1-6.
+  // hfi1_rc_rcv_tid_rdma_resync, steps 1-6 (docs/kernel.md, "Sync points and RESYNC").
   QpState& q = qps_[qp];
   const uint32_t generation = reference::ResyncGeneration(psn);
   const uint32_t expected =
@@ -237,7 +237,7 @@ bool FlowOracle::RunOneWork() {
     q.send_pending = false;
     DoSend(item.qp);
   } else {
-    // 5.8: only a QP still waiting runs its send engine; the item's
+    // tid_rdma_trigger_resume: only a QP still waiting runs its send engine; the item's
     // reference is dropped either way.
     q.trigger_pending = false;
     if (q.waiting) DoSend(item.qp);

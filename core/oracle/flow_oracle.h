@@ -1,7 +1,7 @@
 // core/oracle/flow_oracle.h: the reference model of the hfi1 flow layer.
 //
-// Small, single-threaded, deterministic, and written from the spec (sections
-// 4 and 5) without sharing code with the model: plain containers instead of
+// Small, single-threaded, deterministic, and written from docs/kernel.md
+// ("Flows and generations", "Wait queues") without sharing code with the model: plain containers instead of
 // bitmaps, lists and locks, and the formulas (generations, registers) of
 // core/reference.h, so that a bug in the model (or in a mutation of it)
 // shows up as a disagreement. It reproduces the KERNEL's behaviour,
@@ -117,7 +117,7 @@ class FlowOracle {
   // Flows reserved through ReserveFlow and not released (for CheckOptions).
   unsigned long harness_flows() const;
 
-  // The spec's next generation (skips RESERVED): reference::NextGeneration,
+  // The next generation (skips RESERVED): reference::NextGeneration,
   // named here too for callers that drive the oracle (fuzz/executor.cc).
   static uint32_t NextGeneration(uint32_t gen) { return reference::NextGeneration(gen); }
 

@@ -75,8 +75,8 @@ class Lockstep {
   Lockstep& operator=(const Lockstep&) = delete;
 
   // Returns model and oracle to the state of a fresh Lockstep(num_qps(),
-  // seed), reusing the objects: construction costs ~50 us under ASan, which a
-  // fuzz target running one short input per reset cannot afford. Same
+  // seed), reusing the objects: construction is far dearer than a reset
+  // (docs/fuzz.md, "Speed"), and a fuzz target resets once per input. Same
   // contract as Step (no lock held, no work running); pending work items are
   // cancelled, not run. The model is re-initialised through core's own init
   // functions (hfi1_kern_init_ctxt_generations, hfi1_qp_priv_init), so a bug

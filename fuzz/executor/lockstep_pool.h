@@ -3,7 +3,7 @@
 //
 //   oracle::Lockstep& ls = PooledLockstep(p.num_qps, p.seed);  // as fresh
 //
-// Construction costs ~50 us under ASan, a reset a fraction of that, and a
+// Construction is far dearer than a reset (docs/fuzz.md, "Speed"), and a
 // fuzz target runs one short program per reset. Lockstep::Reset's contract is
 // "as fresh as a new Lockstep(num_qps, seed)" (//core/oracle:oracle_test
 // ResetIsAsFresh). Not thread-safe, and the returned Lockstep is valid only

@@ -1,6 +1,6 @@
 // A kernel-shaped declaration for the compile-fail snippets next to it: the
 // context, its exp_lock-guarded flow_mask, and kern_reserve_flow's lock
-// precondition as the kernel writes it (spec section 3).
+// precondition as the kernel writes it (docs/kernel.md, "Who must hold what").
 #ifndef FLOWCHECK_LOCKCHECK_TESTDATA_KERN_RESERVE_FLOW_DECL_H_
 #define FLOWCHECK_LOCKCHECK_TESTDATA_KERN_RESERVE_FLOW_DECL_H_
 
