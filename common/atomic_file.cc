@@ -2,6 +2,7 @@
 #include "common/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -80,6 +81,20 @@ std::string WriteFileAtomically(const std::string& path, const std::string& cont
   const int err = writer.WriteSignalSafe(contents.data(), contents.size(), &step);
   if (err == 0) return "";
   return "cannot write " + path + ": " + step + " failed: " + std::strerror(err);
+}
+
+std::string CheckArtifactPath(const std::string& path) {
+  const std::string head = "cannot write " + path + ": ";
+  if (path.empty() || path.back() == '/') return head + "no file name";
+  const std::string dir = DirOf(path);
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) return head + "directory " + dir + ": " + std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return head + dir + " is not a directory";
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    return head + "directory " + dir + ": " + std::strerror(errno);
+  }
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return head + "it is a directory";
+  return "";
 }
 
 std::string ResolveUserPath(const std::string& path) {

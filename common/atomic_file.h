@@ -46,6 +46,12 @@ class AtomicFileWriter {
   std::string dir_;  // for the directory fsync
 };
 
+// Whether WriteFileAtomically(path, ...) can succeed, asked before a long
+// run so that a bad path fails fast: "" if the directory exists and is
+// writable and `path` is not a directory, else one line naming the path and
+// the reason (errno text where there is one).
+std::string CheckArtifactPath(const std::string& path);
+
 // Where a path the user typed refers to. Relative paths are taken from the
 // directory the user ran the command in: `bazel run` starts the binary in its
 // runfiles tree and passes that directory as BUILD_WORKING_DIRECTORY, which

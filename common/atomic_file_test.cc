@@ -109,6 +109,17 @@ TEST(AtomicFileWriter, SignalSafeWriteReportsTheStep) {
   EXPECT_STREQ(step, "create");
 }
 
+TEST(CheckArtifactPath, NamesWhyAPathCannotBeWritten) {
+  const std::string dir = ScratchDir();
+  EXPECT_EQ(CheckArtifactPath(dir + "/x.json"), "");
+  EXPECT_THAT(CheckArtifactPath("/nonexistent/dir/x.json"), HasSubstr("No such file or directory"));
+  EXPECT_THAT(CheckArtifactPath(dir + "/"), HasSubstr("no file name"));
+  EXPECT_THAT(CheckArtifactPath(dir), HasSubstr("it is a directory"));
+  ASSERT_EQ(WriteFileAtomically(dir + "/plain", "x"), "");
+  EXPECT_THAT(CheckArtifactPath(dir + "/plain/x.json"), HasSubstr("is not a directory"));
+  EXPECT_EQ(Entries(dir), std::vector<std::string>{"plain"});  // checks only, writes nothing
+}
+
 TEST(ResolveUserPath, RelativePathsFollowBuildWorkingDirectory) {
   EXPECT_EQ(ResolveUserPath("/abs/x.json"), "/abs/x.json");
   setenv("BUILD_WORKING_DIRECTORY", "/home/user/project", 1);

@@ -1,7 +1,6 @@
 // stress/json_out.cc: see json_out.h.
 #include "stress/json_out.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,31 +9,6 @@
 
 namespace flowcheck {
 namespace stress {
-namespace {
-
-std::string DirOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-}  // namespace
-
-std::string CheckJsonOut(const std::string& path) {
-  const std::string head = "cannot write " + path + ": ";
-  if (path.empty() || path.back() == '/') return head + "no file name";
-  const std::string dir = DirOf(path);
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0) return head + "directory " + dir + ": " + std::strerror(errno);
-  if (!S_ISDIR(st.st_mode)) return head + dir + " is not a directory";
-  if (access(dir.c_str(), W_OK | X_OK) != 0) {
-    return head + "directory " + dir + ": " + std::strerror(errno);
-  }
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return head + "it is a directory";
-  return "";
-}
-
 void WriteStderr(const char* s) {
   size_t n = std::strlen(s);
   while (n > 0) {

@@ -3,7 +3,7 @@
 // a reader sees the previous file or the new one, never a prefix.
 //
 //   path = flowcheck::ResolveUserPath(flag);        // relative to where the user ran
-//   if (std::string e = CheckJsonOut(path); !e.empty()) { ...; return 2; }   // before the run
+//   if (std::string e = flowcheck::CheckArtifactPath(path); !e.empty()) { ...; return 2; }
 //   ... run ...
 //   if (std::string e = flowcheck::WriteFileAtomically(path, json); !e.empty()) ...
 //
@@ -18,13 +18,6 @@
 
 namespace flowcheck {
 namespace stress {
-
-// Whether a JSON file can be written at `path` later: its directory exists,
-// is a directory and is writable, and `path` is not a directory. Returns ""
-// or one line naming the path, the reason and the errno text, e.g.
-// "cannot write /nonexistent/dir/x.json: directory /nonexistent/dir: No
-// such file or directory". Checks only; writes nothing.
-std::string CheckJsonOut(const std::string& path);
 
 // A document and the writer that will put it at `path`, ready before it is
 // needed.

@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
   if (!config.json_out.empty()) {
     // Relative to where the user ran the command, not bazel run's runfiles.
     config.json_out = flowcheck::ResolveUserPath(config.json_out);
-    const std::string unwritable = flowcheck::stress::CheckJsonOut(config.json_out);
+    const std::string unwritable = flowcheck::CheckArtifactPath(config.json_out);
     if (!unwritable.empty()) {
       std::fprintf(stderr, "stress_main: --json_out: %s\n", unwritable.c_str());
       return 2;
