@@ -93,7 +93,7 @@ void caller_rarr_wait(rvt_qp* qp, CallerObserver* observer) {
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
-// hfi1_kern_exp_rcv_setup() steps 4 and 9 (docs/kernel-tids.md, "RcvArray (TID) allocation").` (numbering kept
+// hfi1_kern_exp_rcv_setup() steps 4 and 9.
 void caller_rarr_grant(rvt_qp* qp, CallerObserver* observer) {
   hfi1_ctxtdata* rcd = qp->priv->rcd;
   unsigned long flags, flags2;
@@ -107,7 +107,7 @@ void caller_rarr_grant(rvt_qp* qp, CallerObserver* observer) {
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
-// hfi1_kern_exp_rcv_clear() steps 2 and 4 (docs/kernel-tids.md, "RcvArray (TID) allocation").` (numbering kept
+// hfi1_kern_exp_rcv_clear() steps 2 and 4.
 void caller_rarr_release(rvt_qp* qp, CallerObserver* observer) {
   hfi1_ctxtdata* rcd = qp->priv->rcd;
   unsigned long flags, flags2;

@@ -1,5 +1,5 @@
 // core/oracle/flow_oracle.cc: see flow_oracle.h. Each operation says which
-// kernel behaviour (the kernel function, as docs/kernel.md describes it) it stands for.` (and see section 2 for the bare numbers in this file
+// kernel behaviour (the kernel function, as docs/kernel.md describes it) it stands for.
 #include "core/oracle/flow_oracle.h"
 
 #include <algorithm>
