@@ -37,6 +37,7 @@ PACKAGES=(
   clang-14            # the compiler (.bazelrc: CC=clang-14)
   libclang-rt-14-dev  # sanitizer runtimes and libFuzzer
   llvm                # /usr/bin/llvm-symbolizer: symbolized sanitizer stacks
+  lld                 # /usr/bin/ld.lld: links the fuzz config (.bazelrc) without gold's warnings
   googletest          # /usr/src/googletest -> @com_google_googletest
   libbenchmark-dev    # Google Benchmark -> @com_github_google_benchmark
   patch               # Debian's Abseil patch
