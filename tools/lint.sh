@@ -17,47 +17,21 @@ bad() { echo "lint: $*"; fail=1; }
 
 srcs() { git ls-files --cached --others --exclude-standard -- "$@" 2>/dev/null | grep -E '\.(cc|h)$' || true; }
 
-while IFS= read -r f; do
-  [ -n "$f" ] || continue
-  if grep -qE '#include "(core|fuzz|stress)/' "$f"; then
-    bad "layering: lockcheck must not include core/fuzz/stress: $f: $(grep -nE '#include "(core|fuzz|stress)/' "$f" | head -1)"
-  fi
-done < <(srcs lockcheck)
-
-while IFS= read -r f; do
-  [ -n "$f" ] || continue
-  if grep -qE '#include "(lockcheck|core|fuzz|stress|sched|upstream)/' "$f"; then
-    bad "layering: common must not include any layer: $f: $(grep -nE '#include "(lockcheck|core|fuzz|stress|sched|upstream)/' "$f" | head -1)"
-  fi
-done < <(srcs common)
-
-while IFS= read -r f; do
-  [ -n "$f" ] || continue
-  if grep -qE '#include "(fuzz|stress)/' "$f"; then
-    bad "layering: core must not include fuzz/stress: $f: $(grep -nE '#include "(fuzz|stress)/' "$f" | head -1)"
-  fi
-done < <(srcs core)
-
-while IFS= read -r f; do
-  [ -n "$f" ] || continue
-  if grep -qE '#include "(fuzz|stress|sched)/' "$f"; then
-    bad "layering: upstream must not include fuzz/stress/sched: $f: $(grep -nE '#include "(fuzz|stress|sched)/' "$f" | head -1)"
-  fi
-done < <(srcs upstream)
-
-while IFS= read -r f; do
-  [ -n "$f" ] || continue
-  if grep -q '#include "upstream/' "$f"; then
-    bad "layering: core must not include upstream: $f: $(grep -n '#include "upstream/' "$f" | head -1)"
-  fi
-done < <(srcs core)
-
-while IFS= read -r f; do
-  [ -n "$f" ] || continue
-  if grep -qE '#include "(core|fuzz|stress)/' "$f"; then
-    bad "layering: sched must not include core/fuzz/stress: $f: $(grep -nE '#include "(core|fuzz|stress)/' "$f" | head -1)"
-  fi
-done < <(srcs sched)
+# forbid DIR LAYERS: no source under DIR includes a header of LAYERS ("a|b").
+forbid() {
+  local dir=$1 layers=$2 f
+  while IFS= read -r f; do
+    [ -n "$f" ] || continue
+    if grep -qE "#include \"($layers)/" "$f"; then
+      bad "layering: $dir must not include ${layers//|//}: $f: $(grep -nE "#include \"($layers)/" "$f" | head -1)"
+    fi
+  done < <(srcs "$dir")
+}
+forbid common 'lockcheck|core|fuzz|stress|sched|upstream'
+forbid lockcheck 'core|fuzz|stress|sched|upstream'
+forbid core 'fuzz|stress|sched|upstream'
+forbid sched 'core|fuzz|stress|upstream'
+forbid upstream 'fuzz|stress|sched'
 
 while IFS= read -r f; do
   [ -n "$f" ] || continue
