@@ -1,11 +1,18 @@
 """One fuzz target's share of a campaign: libFuzzer -fork, then the corpus merge.
 
-tools/campaign.py runs one FuzzRun per target. The live corpus of target T is
+tools/campaign.py runs one FuzzRun per target. The kept corpus of target T is
 OUT/fuzz/T/corpus (a flowcheck_tools.corpus.LiveCorpus: recovered at start-up,
-replaced only whole), seeded from the committed fuzz/corpus/T/ and
-fuzz/regressions/T/; crashes land in OUT/fuzz/T/crashes/, libFuzzer's output
-in OUT/fuzz/T/fuzz.log and merge.log. libFuzzer's scratch files go to a
-private TMPDIR that is removed when the run ends, however it ends.
+replaced only whole). libFuzzer writes its new finds into OUT/fuzz/T/new, never
+into the kept corpus; it reads the kept corpus (unless --no-resume), the
+committed fuzz/corpus/T/ and fuzz/regressions/T/ and the --seed_from
+directories. merge() then adds to the kept corpus (libFuzzer -merge=1 into a
+hard-linked copy of it, swapped in whole) every input of new/, the seeds and
+--seed_from that adds coverage, and only then deletes new/: the kept corpus
+only grows, and a kill at any moment loses nothing. minimize() writes a
+minimized copy beside it, OUT/fuzz/T/corpus.min, replaced the same way.
+Crashes land in OUT/fuzz/T/crashes/, libFuzzer's output in OUT/fuzz/T/fuzz.log,
+merge.log and minimize.log. libFuzzer's scratch files go to a private TMPDIR
+that is removed when the run ends, however it ends.
 """
 
 import os
@@ -15,7 +22,7 @@ import tempfile
 import time
 
 from flowcheck_tools import ROOT, bazel, libfuzzer, process
-from flowcheck_tools.corpus import LiveCorpus
+from flowcheck_tools.corpus import LiveCorpus, link_files
 
 PROGRESS_EVERY_S = 10
 # libFuzzer's parent ignores SIGINT while its jobs run (system()); the jobs
@@ -35,13 +42,19 @@ def target_name(label):
 class FuzzRun:
     """One libFuzzer -fork campaign for one target, with live progress."""
 
-    def __init__(self, label, bin_root, out_dir, jobs, seconds, stop_grace_s):
+    def __init__(self, label, bin_root, out_dir, jobs, seconds, stop_grace_s, seed_from=(),
+                 resume=True):
         pkg, binary = bazel.split_label(label)
         self.pkg_dir = os.path.join(ROOT, pkg)
         self.name = target_name(label)
         self.binary = os.path.join(bin_root, pkg, binary)
         self.dir = os.path.join(out_dir, "fuzz", self.name)
         self.corpus = LiveCorpus(os.path.join(self.dir, "corpus"))
+        self.minimized = LiveCorpus(os.path.join(self.dir, "corpus.min"))
+        self.new = os.path.join(self.dir, "new")  # libFuzzer's new finds, until merged
+        self.seed_from = list(seed_from)  # this target's --seed_from directories
+        self.resume = resume
+        self.merged = None  # inputs the last merge added to the kept corpus
         self.crashes = os.path.join(self.dir, "crashes")
         self.jobs = jobs
         self.seconds = seconds
@@ -58,14 +71,21 @@ class FuzzRun:
         done = self.corpus.recover()
         if done:
             log(f"{self.name}: corpus recovered after an interrupted merge: {'; '.join(done)}")
+        if os.path.isdir(self.minimized.path) or any(
+                os.path.lexists(self.minimized.path + ext)
+                for ext in (".building", ".ready", ".old")):
+            done = self.minimized.recover()
+            if done:
+                log(f"{self.name}: minimized corpus recovered: {'; '.join(done)}")
 
     def seed_dirs(self):
+        """The committed seeds and regressions, then the --seed_from directories."""
         dirs = []
         for sub in ("corpus", "regressions"):
             d = os.path.join(self.pkg_dir, sub, self.name)
             if os.path.isdir(d):
                 dirs.append(d)
-        return dirs
+        return dirs + self.seed_from
 
     def run(self):
         self.recover()
@@ -84,13 +104,44 @@ class FuzzRun:
             shutil.rmtree(tmp, ignore_errors=True)
             self.new_crashes = sorted(set(os.listdir(self.crashes)) - before)
 
+    def merge(self):
+        """--merge without fuzzing: new/ and the seeds into the kept corpus."""
+        self.recover()
+        tmp = tempfile.mkdtemp(prefix=f"flowcheck-merge-{self.name}-")
+        try:
+            self._merge(tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def minimize(self):
+        """--minimize: the kept corpus minimized (-merge=1 into an empty
+        directory) as OUT/fuzz/T/corpus.min, replaced whole; the kept corpus
+        is only read."""
+        self.recover()
+        if not os.path.isdir(self.minimized.path):
+            os.mkdir(self.minimized.path)
+        tmp = tempfile.mkdtemp(prefix=f"flowcheck-minimize-{self.name}-")
+        try:
+            ok = self.minimized.replace(
+                lambda into: self._libfuzzer_merge(into, [self.corpus.path], tmp, "minimize"))
+            log(f"{self.name}: minimized corpus {self.minimized.path}: "
+                f"{self.minimized.count()} of {self.corpus.count()} inputs"
+                + ("" if ok else " (unchanged: the minimization failed or found nothing)"))
+        except KeyboardInterrupt:
+            self.interrupted = True
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def _fuzz(self, tmp, start):
+        os.makedirs(self.new, exist_ok=True)
+        read = [self.corpus.path] if self.resume else []
         cmd = libfuzzer.command(self.binary, self.pkg_dir, self.name,
-                                [self.corpus.path, *self.seed_dirs()], fork=self.jobs,
+                                [self.new, *read, *self.seed_dirs()], fork=self.jobs,
                                 seconds=self.seconds, artifact_prefix=self.crashes,
-                                final_stats=True)
+                                final_stats=True, ignore_crashes=True)
         log(f"{self.name}: fuzzing for {self.seconds}s with {self.jobs} job(s); "
-            f"corpus {self.corpus.path} ({self.corpus.count()} files)")
+            f"corpus {self.corpus.path} ({self.corpus.count()} files"
+            f"{'' if self.resume else ', not read: --no-resume'})")
         last_print = start
         with open(os.path.join(self.dir, "fuzz.log"), "w") as logf:
             proc = subprocess.Popen(cmd, cwd=self.dir, stdout=subprocess.PIPE,
@@ -113,28 +164,46 @@ class FuzzRun:
                                                     repeat_s=SIGINT_EVERY_S)
                 logf.write(proc.stdout.read())
 
+    def _libfuzzer_merge(self, into, from_dirs, tmp, what):
+        """libFuzzer -merge=1 INTO FROM...: adds to `into` the inputs of
+        from_dirs that add coverage (crashing ones are skipped). True on
+        success; a KeyboardInterrupt stops it and propagates."""
+        cmd = libfuzzer.merge_command(self.binary, into, from_dirs)
+        with open(os.path.join(self.dir, what + ".log"), "w") as logf:
+            proc = subprocess.Popen(cmd, cwd=self.dir, stdout=logf, stderr=subprocess.STDOUT,
+                                    start_new_session=True, preexec_fn=process.die_with_parent,
+                                    env=libfuzzer.env_with_tmpdir(tmp))
+            try:
+                rc = proc.wait()
+            except KeyboardInterrupt:
+                process.stop_group(proc, self.stop_grace_s, repeat_s=SIGINT_EVERY_S)
+                raise
+        if rc != 0:
+            log(f"{self.name}: corpus {what} failed (exit {rc}, "
+                f"{os.path.join(self.dir, what + '.log')}); kept the corpus as it was")
+        return rc == 0
+
     def _merge(self, tmp):
-        """Minimizes the live corpus and the seeds into a new live corpus."""
+        """Adds to the kept corpus what new/, the seeds and --seed_from add to
+        its coverage: libFuzzer -merge=1 into a hard-linked copy of it, which
+        replaces it whole. Then new/ is deleted (merged or redundant)."""
+        sources = [d for d in (self.new, *self.seed_dirs()) if os.path.isdir(d)]
+        if not sources:
+            return
+        before = self.corpus.count()
+
         def build(into):
-            cmd = libfuzzer.merge_command(self.binary, into, [self.corpus.path, *self.seed_dirs()])
-            with open(os.path.join(self.dir, "merge.log"), "w") as logf:
-                proc = subprocess.Popen(cmd, cwd=self.dir, stdout=logf, stderr=subprocess.STDOUT,
-                                        start_new_session=True,
-                                        env=libfuzzer.env_with_tmpdir(tmp))
-                try:
-                    rc = proc.wait()
-                except KeyboardInterrupt:
-                    process.stop_group(proc, self.stop_grace_s, repeat_s=SIGINT_EVERY_S)
-                    raise
-            if rc != 0:
-                log(f"{self.name}: corpus merge failed (exit {rc}, "
-                    f"{os.path.join(self.dir, 'merge.log')}); kept the unmerged corpus")
-            return rc == 0
+            link_files(self.corpus.path, into)  # the kept corpus stays as it is
+            return self._libfuzzer_merge(into, sources, tmp, "merge")
 
         try:
-            self.corpus.replace(build)
+            if self.corpus.replace(build):
+                shutil.rmtree(self.new, ignore_errors=True)
+                self.merged = self.corpus.count() - before
+                log(f"{self.name}: merged {self.merged} new input(s) into {self.corpus.path} "
+                    f"({self.corpus.count()} inputs)")
         except KeyboardInterrupt:
-            self.interrupted = True  # the live corpus is untouched
+            self.interrupted = True  # the kept corpus is untouched
 
     def print_status(self, elapsed):
         execs, cov, ft, corp, eps, _, _, crash, _ = self.status
@@ -145,6 +214,7 @@ class FuzzRun:
         s = {"target": self.name, "seconds": round(self.wall, 1),
              "exit_code": self.exit_code, "interrupted": self.interrupted,
              "corpus": self.corpus.path, "corpus_files": self.corpus.count(),
+             "merged_inputs": self.merged,
              "log": os.path.join(self.dir, "fuzz.log"),
              "crashes": [os.path.join(self.crashes, c) for c in self.new_crashes]}
         if self.status:

@@ -39,13 +39,17 @@ def flags(pkg_dir, target, dictionary=True):
 
 
 def command(binary, pkg_dir, target, corpus_dirs, *, fork=None, seed=None, seconds=None,
-            artifact_prefix=None, final_stats=False, dictionary=True):
+            artifact_prefix=None, final_stats=False, dictionary=True, ignore_crashes=False):
     """The command line fuzzing `target` with `binary` from corpus_dirs (the
     first one receives new inputs). pkg_dir holds target's .options/.dict;
-    binary may be another target's (the benchmark's empty target)."""
+    binary may be another target's (the benchmark's empty target).
+    ignore_crashes (with fork): a crashing job writes its crash file and the
+    run goes on (the campaign groups crashes by signature afterwards)."""
     cmd = [binary]
     if fork:
         cmd.append(f"-fork={fork}")
+        if ignore_crashes:
+            cmd.append("-ignore_crashes=1")
     if seed is not None:
         cmd.append(f"-seed={seed}")
     if seconds is not None:
@@ -58,7 +62,9 @@ def command(binary, pkg_dir, target, corpus_dirs, *, fork=None, seed=None, secon
 
 
 def merge_command(binary, into, from_dirs):
-    """Minimizes the inputs of from_dirs into the (empty) directory `into`."""
+    """Adds to the directory `into` the inputs of from_dirs that add coverage
+    to what `into` holds (into empty: minimizes from_dirs into it). Inputs
+    already in `into` are never removed or rewritten."""
     return [binary, "-merge=1", into, *from_dirs]
 
 

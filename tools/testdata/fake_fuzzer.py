@@ -10,13 +10,19 @@
         ignore        every SIGINT is ignored: only SIGKILL ends it
       $FAKE_FUZZER_CRASH=1 also writes a crash file to -artifact_prefix and
       exits 1 at once. Touches $FAKE_FUZZER_READY once its files exist.
-  -merge=1 INTO FROM...  copies every distinct input of FROM into INTO, named
-      by its sha1, except those starting with b"redundant" (a minimization);
-      $FAKE_MERGE_DELAY seconds (0) per input; uses
-      $TMPDIR/libFuzzerTemp.Merge<pid>.txt meanwhile.
+  -merge=1 INTO FROM...  copies every input of FROM whose content INTO does
+      not hold yet into INTO, named by its sha1, except those starting with
+      b"redundant" (a minimization); never touches what INTO held. Each file
+      is written in two halves $FAKE_MERGE_DELAY/2 seconds (0) apart, as a
+      kill may find it; uses $TMPDIR/libFuzzerTemp.Merge<pid>.txt meanwhile
+      and writes its pid to $FAKE_MERGE_PIDFILE if set.
+  A file argument (not a directory, no -merge) is run once, like libFuzzer:
+      $FAKE_REPLAY_OUTPUT (a file) is printed; exit 1 if it is set, else 0.
+Every command line is appended to $FAKE_FUZZER_ARGV_LOG if set.
 """
 
 import hashlib
+import json
 import os
 import signal
 import sys
@@ -36,18 +42,34 @@ def inputs(dirs):
 
 
 def merge():
+    if os.environ.get("FAKE_MERGE_PIDFILE"):
+        with open(os.environ["FAKE_MERGE_PIDFILE"], "w") as f:
+            f.write(str(os.getpid()))
     control = os.path.join(tmp, f"libFuzzerTemp.Merge{os.getpid()}.txt")
     open(control, "w").close()
-    into, seen = dirs[0], set()
+    into = dirs[0]
+    seen = {hashlib.sha1(data).hexdigest() for data in inputs([into])}
+    delay = float(os.environ.get("FAKE_MERGE_DELAY", "0"))
     for data in inputs(dirs[1:]):
         name = hashlib.sha1(data).hexdigest()
         if data.startswith(b"redundant") or name in seen:
             continue
         seen.add(name)
-        time.sleep(float(os.environ.get("FAKE_MERGE_DELAY", "0")))
         with open(os.path.join(into, name), "wb") as f:
-            f.write(data)
+            f.write(data[: len(data) // 2])
+            f.flush()
+            time.sleep(delay / 2)
+            f.write(data[len(data) // 2:])
+        time.sleep(delay / 2)
     os.unlink(control)
+
+
+def replay():
+    if os.environ.get("FAKE_REPLAY_OUTPUT"):
+        with open(os.environ["FAKE_REPLAY_OUTPUT"]) as f:
+            sys.stdout.write(f.read())
+        sys.exit(1)
+    print(f"Executed {dirs[0]}")
 
 
 def fuzz():
@@ -91,4 +113,12 @@ def fuzz():
     finish(0)
 
 
-merge() if flags.get("-merge") == "1" else fuzz()
+if os.environ.get("FAKE_FUZZER_ARGV_LOG"):
+    with open(os.environ["FAKE_FUZZER_ARGV_LOG"], "a") as f:
+        f.write(json.dumps(sys.argv[1:]) + "\n")
+if flags.get("-merge") == "1":
+    merge()
+elif dirs and os.path.isfile(dirs[-1]):
+    replay()
+else:
+    fuzz()
