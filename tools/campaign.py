@@ -29,7 +29,12 @@ left), the seeds and --seed_from into the kept corpus. --minimize: no
 fuzzing, no stress: write the kept corpus minimized to OUT/fuzz/T/corpus.min/
 (replaced whole; the kept corpus is only read); after the merge if both.
 
-Crashes land in OUT/fuzz/T/crashes/.
+Crashes land in OUT/fuzz/T/crashes/ (libFuzzer keeps fuzzing after one,
+-ignore_crashes=1). After each target every new crash file is replayed once
+and given a signature (what failed and where, flowcheck_tools/signature.py);
+only the first file of each signature stays in crashes/, the others are
+counted in OUT/fuzz/T/signatures.json and deleted. The summary has one row
+per signature: its count, the first file and the reproduce command.
 
 Stress: every target tagged "stress_campaign" is built with --config=tsan and
 run with --seconds=S --json_out=OUT/stress/NAME.json; its output is shown and
@@ -264,8 +269,11 @@ def main():
 
     failed = print_summary(results)
     summary_path = os.path.join(out, "campaign-summary.json")
+    signatures = [{"target": s["target"], **row} for s in results["fuzz"]
+                  for row in s.get("signatures", [])]
     try:
-        write_json(summary_path, {**results, "interrupted": interrupted, "failed": failed})
+        write_json(summary_path, {**results, "signatures": signatures,
+                                  "interrupted": interrupted, "failed": failed})
     except WriteError as e:
         log(str(e))
         return 1
@@ -284,17 +292,30 @@ def print_summary(results):
         print(f"{'fuzz target':<28}{'time':>7}{'execs':>12}{'exec/s':>9}{'cov':>6}"
               f"{'ft':>7}{'corpus':>8}{'crashes':>9}")
     strict = ["--strict"] if os.environ.get("FLOWCHECK_FUZZ_STRICT") == "1" else []
+    rows = []
     for s in results["fuzz"]:
         print(f"{s['target']:<28}{s['seconds']:>6.0f}s{s.get('execs', 0):>12}"
               f"{s.get('exec_per_s', 0):>9}{s.get('cov', 0):>6}{s.get('ft', 0):>7}"
-              f"{s['corpus_files']:>8}{len(s['crashes']):>9}")
-        for c in s["crashes"]:
+              f"{s['corpus_files']:>8}{s.get('crash_files', len(s['crashes'])):>9}")
+        if s["crashes"]:
             failed = True
+        for row in s.get("signatures", []):
+            row["reproduce"] = shlex.join(
+                [os.path.join(ROOT, "tools", "reproduce.sh"), *strict, row["first"]])
+            rows.append((s["target"], row))
+        ungrouped = [c for c in s["crashes"] if not s.get("signatures")]
+        for c in ungrouped:  # interrupted before its crashes were grouped
             cmd = [os.path.join(ROOT, "tools", "reproduce.sh"), *strict, c]
             print(f"  crash: {c}\n    reproduce: {shlex.join(cmd)}")
         if s["exit_code"] not in (0, None) and not s["crashes"] and not s["interrupted"]:
             failed = True
             print(f"  libFuzzer exited {s['exit_code']} without a crash file; see {s['log']}")
+    if rows:
+        print("crash signatures (crash files this run, in all runs; only the first file of "
+              "each is kept):")
+        for target, row in rows:
+            print(f"  {row['count']:>5} ({row['total']})  {target}: {row['signature']}\n"
+                  f"      first: {row['first']}\n      reproduce: {row['reproduce']}")
     for r in results["stress"]:
         if r["outcome"] == "pass":
             seed = r["report"].get("seed", "?")

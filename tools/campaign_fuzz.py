@@ -10,7 +10,10 @@ hard-linked copy of it, swapped in whole) every input of new/, the seeds and
 --seed_from that adds coverage, and only then deletes new/: the kept corpus
 only grows, and a kill at any moment loses nothing. minimize() writes a
 minimized copy beside it, OUT/fuzz/T/corpus.min, replaced the same way.
-Crashes land in OUT/fuzz/T/crashes/, libFuzzer's output in OUT/fuzz/T/fuzz.log,
+Crashes land in OUT/fuzz/T/crashes/; after the run each new one is replayed
+and grouped by its signature (flowcheck_tools.crashes): the first file of a
+signature stays, the others are counted in OUT/fuzz/T/signatures.json and
+deleted. libFuzzer's output goes to OUT/fuzz/T/fuzz.log,
 merge.log and minimize.log. libFuzzer's scratch files go to a private TMPDIR
 that is removed when the run ends, however it ends.
 """
@@ -23,6 +26,7 @@ import time
 
 from flowcheck_tools import ROOT, bazel, libfuzzer, process
 from flowcheck_tools.corpus import LiveCorpus, link_files
+from flowcheck_tools.crashes import CrashIndex, replay
 
 PROGRESS_EVERY_S = 10
 # libFuzzer's parent ignores SIGINT while its jobs run (system()); the jobs
@@ -63,7 +67,10 @@ class FuzzRun:
         self.exit_code = None
         self.interrupted = False
         self.wall = 0.0
-        self.new_crashes = []
+        self.new_crashes = []  # this run's crash files, before grouping
+        self.strict = os.environ.get("FLOWCHECK_FUZZ_STRICT") == "1"
+        self.index = CrashIndex(self.crashes, os.path.join(self.dir, "signatures.json"))
+        self.rows = []  # one per signature this run hit (CrashIndex.row)
 
     def recover(self):
         """Makes the live corpus whole again after a kill (see LiveCorpus)."""
@@ -90,7 +97,7 @@ class FuzzRun:
     def run(self):
         self.recover()
         os.makedirs(self.crashes, exist_ok=True)
-        before = set(os.listdir(self.crashes))
+        before = self._crash_files()
         tmp = tempfile.mkdtemp(prefix=f"flowcheck-campaign-{self.name}-")
         start = time.monotonic()
         try:
@@ -102,7 +109,39 @@ class FuzzRun:
                 self._merge(tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-            self.new_crashes = sorted(set(os.listdir(self.crashes)) - before)
+            # New names, and kept files written again (found again: libFuzzer
+            # names a crash file by its content).
+            self.new_crashes = sorted(n for n, t in self._crash_files().items()
+                                      if before.get(n) != t)
+        if not self.interrupted:
+            self._group_crashes()
+
+    def _crash_files(self):
+        """{name: mtime_ns} of the crash directory."""
+        with os.scandir(self.crashes) as entries:
+            return {e.name: e.stat().st_mtime_ns for e in entries if e.is_file()}
+
+    def _group_crashes(self):
+        """Replays every crash file not grouped yet (this run's, and any a
+        kill left) and keeps one per signature; self.rows: this run's."""
+        pending = self.index.pending()
+        if pending:
+            log(f"{self.name}: replaying {len(pending)} crash file(s) for their signatures")
+        try:
+            for path in pending:
+                sig = self.index.signature_of(os.path.basename(path))
+                if sig is None:
+                    sig = replay(self.binary, self.pkg_dir, self.name, path, self.strict)[0]
+                self.index.add(path, sig or "no failure on replay")
+        except KeyboardInterrupt:
+            self.interrupted = True  # the rest are grouped by the next run
+        counts = {}
+        for name in self.new_crashes:
+            sig = self.index.signature_of(name)
+            if sig is not None:
+                counts[sig] = counts.get(sig, 0) + 1
+        self.rows = [self.index.row(sig, n) for sig, n in
+                     sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
     def merge(self):
         """--merge without fuzzing: new/ and the seeds into the kept corpus."""
@@ -216,7 +255,11 @@ class FuzzRun:
              "corpus": self.corpus.path, "corpus_files": self.corpus.count(),
              "merged_inputs": self.merged,
              "log": os.path.join(self.dir, "fuzz.log"),
-             "crashes": [os.path.join(self.crashes, c) for c in self.new_crashes]}
+             "crash_files": len(self.new_crashes),
+             "crashes": [r["first"] for r in self.rows] if self.rows else
+             [os.path.join(self.crashes, c) for c in self.new_crashes
+              if os.path.exists(os.path.join(self.crashes, c))],
+             "signatures": self.rows}
         if self.status:
             execs, cov, ft, _, _, _, _, _, secs = self.status
             s.update(execs=execs, exec_per_s=execs // max(secs, 1), cov=cov, ft=ft)

@@ -19,6 +19,7 @@ sys.path.insert(0, TOOLS)
 import campaign_stress  # noqa: E402
 from campaign_fixture import CampaignFixture, wait_for  # noqa: E402
 from campaign_corpus_test import CorpusManagementTest  # noqa: E402,F401 (run here too)
+from campaign_crashes_test import CrashSignaturesTest  # noqa: E402,F401 (run here too)
 
 
 class CampaignTest(CampaignFixture):

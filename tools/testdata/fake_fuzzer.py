@@ -9,7 +9,10 @@
                       its start-up merge runs under system())
         ignore        every SIGINT is ignored: only SIGKILL ends it
       $FAKE_FUZZER_CRASH=1 also writes a crash file to -artifact_prefix and
-      exits 1 at once. Touches $FAKE_FUZZER_READY once its files exist.
+      exits 1 at once. $FAKE_FUZZER_CRASHES names a JSON list of failure
+      reports: one crash file per report (crash-<sha1>, holding b"crash:"
+      and the report), and it goes on (-ignore_crashes=1).
+      Touches $FAKE_FUZZER_READY once its files exist.
   -merge=1 INTO FROM...  copies every input of FROM whose content INTO does
       not hold yet into INTO, named by its sha1, except those starting with
       b"redundant" (a minimization); never touches what INTO held. Each file
@@ -17,7 +20,8 @@
       kill may find it; uses $TMPDIR/libFuzzerTemp.Merge<pid>.txt meanwhile
       and writes its pid to $FAKE_MERGE_PIDFILE if set.
   A file argument (not a directory, no -merge) is run once, like libFuzzer:
-      $FAKE_REPLAY_OUTPUT (a file) is printed; exit 1 if it is set, else 0.
+      a file written from $FAKE_FUZZER_CRASHES prints its report, exit 1;
+      any other prints "Executed FILE", exit 0.
 Every command line is appended to $FAKE_FUZZER_ARGV_LOG if set.
 """
 
@@ -65,11 +69,12 @@ def merge():
 
 
 def replay():
-    if os.environ.get("FAKE_REPLAY_OUTPUT"):
-        with open(os.environ["FAKE_REPLAY_OUTPUT"]) as f:
-            sys.stdout.write(f.read())
+    with open(dirs[-1], "rb") as f:
+        data = f.read()
+    if data.startswith(b"crash:"):
+        sys.stdout.write(data.split(b"\n", 1)[1].decode())
         sys.exit(1)
-    print(f"Executed {dirs[0]}")
+    print(f"Executed {dirs[-1]}")
 
 
 def fuzz():
@@ -105,6 +110,14 @@ def fuzz():
             f.write(b"crashing input")
         print("==1==ERROR: libFuzzer: deadly signal", flush=True)
         finish(1)
+    if os.environ.get("FAKE_FUZZER_CRASHES"):
+        with open(os.environ["FAKE_FUZZER_CRASHES"]) as f:
+            reports = json.load(f)
+        for i, report in enumerate(reports):
+            data = b"crash:%d\n" % i + report.encode()
+            with open(flags["-artifact_prefix"] + "crash-" + hashlib.sha1(data).hexdigest(),
+                      "wb") as f:
+                f.write(data)
     if os.environ.get("FAKE_FUZZER_READY"):
         open(os.environ["FAKE_FUZZER_READY"], "w").close()
     end = time.monotonic() + float(os.environ.get("FAKE_FUZZ_SECONDS", "0.2"))
