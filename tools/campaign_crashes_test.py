@@ -16,7 +16,7 @@ sys.path.insert(0, TOOLS)
 from campaign_fixture import CampaignFixture  # noqa: E402
 from signature_test import ASAN, R1  # noqa: E402
 
-R1_SIG = "invariant W5 upstream divergence [R-1] @ flush_wait"
+R1_SIG = "invariant W5 upstream divergence [R-1]"
 ORACLE = "flowcheck: FAIL [oracle] pure_fuzz op #{op} register(gen=0x{g})\n"
 ORACLE_SIG = "oracle @ register"
 ASAN_SIG = "asan heap-use-after-free @ kern_reserve_flow"

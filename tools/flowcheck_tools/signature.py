@@ -4,7 +4,8 @@ of_output(output) reads what a fuzz target printed while replaying one input
 (its own libFuzzer binary, the build that found it; flowcheck_tools.crashes
 runs it) and returns, for example:
 
-  invariant W5 upstream divergence [R-1] @ flush_wait
+  invariant W5 upstream divergence [R-1]
+  invariant F1 @ fill
   oracle @ setup_hw_flow
   asan heap-use-after-free @ kern_reserve_flow
   ubsan index out of bounds for type @ hfi1_kern_setup_hw_flow
@@ -18,7 +19,10 @@ which marker wins: the invariant id, the lockcheck rule, the sanitizer's
 report kind, libFuzzer's own), plus the kernel hazards ([R-n]) when an
 invariant failed only as an upstream divergence (FLOWCHECK_FUZZ_STRICT=1).
 After " @ " comes where it fired: the op kind for flowcheck's own checks
-(the executor's "flowcheck: FAIL [...] TARGET op #N OP(args)" line), the top
+(the executor's "flowcheck: FAIL [...] TARGET op #N OP(args)" line), except
+for an upstream divergence, whose hazard id already names the kernel code at
+fault (the [R-1] mis-charged dequeue is seen after flush_wait, setup_hw_flow
+or rarr_grant alike: one kernel hazard, one signature); the top
 project frame for a sanitizer or libFuzzer report (the first stack frame in
 the repository's own code; a lockcheck report's own stack of the thread that
 broke the rule), nothing for a timeout or an out-of-memory without a stack
@@ -124,6 +128,7 @@ def of_output(output):
                 tags = sorted({t for i, t in _DIVERGENCE.findall(after)
                                if i == first.group(1)})
                 kind += " upstream divergence " + " ".join(tags)
+                where = None  # the hazard is the kernel's, whichever op ran it
     elif m.layer == "lockcheck":
         stack = re.search(r"^stack of thread .*$", after, re.M)
         where = _project_frame(after[stack.start():] if stack else after, relaxed=True)
