@@ -92,6 +92,18 @@ class CorpusManagementTest(CampaignFixture):
                          "--merge fuzzed")
         self.assertFalse(os.path.exists(self.fuzz_dir("flow_fuzz")), "--targets ignored")
 
+    def test_the_merge_keeps_inputs_that_fail_only_in_strict_mode_and_writes_no_crash(self):
+        flat = os.path.join(self.tmp, "flat")
+        put(flat, "hazard", b"strict-crash: reaches a kernel hazard")
+        rc, out = self.campaign("--merge", "--targets=pure_fuzz", f"--seed_from={flat}",
+                                f"--out={self.out}", FLOWCHECK_FUZZ_STRICT="1")
+        self.assertEqual(rc, 0, out)
+        self.assertIn(b"strict-crash: reaches a kernel hazard",
+                      contents(self.fuzz_dir("pure_fuzz", "corpus")))
+        stray = [os.path.join(d, n) for d, _, names in os.walk(self.tmp) for n in names
+                 if n.startswith("crash-")]
+        self.assertEqual(stray, [])
+
     def test_a_seed_from_dir_with_per_target_subdirectories(self):
         dl = os.path.join(self.tmp, "download")
         pure = fill(os.path.join(dl, "pure_fuzz"), "pure", 2)

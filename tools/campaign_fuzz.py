@@ -207,11 +207,17 @@ class FuzzRun:
         """libFuzzer -merge=1 INTO FROM...: adds to `into` the inputs of
         from_dirs that add coverage (crashing ones are skipped). True on
         success; a KeyboardInterrupt stops it and propagates."""
-        cmd = libfuzzer.merge_command(self.binary, into, from_dirs)
+        # Crash files the merge writes (an input that crashes is skipped) go
+        # to the private tmp, not the campaign's crashes/: they are no finds.
+        # Without FLOWCHECK_FUZZ_STRICT: an input reaching a kernel hazard is
+        # coverage worth keeping, strict or not.
+        cmd = libfuzzer.merge_command(self.binary, into, from_dirs, artifact_prefix=tmp)
+        env = libfuzzer.env_with_tmpdir(tmp)
+        env.pop("FLOWCHECK_FUZZ_STRICT", None)
         with open(os.path.join(self.dir, what + ".log"), "w") as logf:
-            proc = subprocess.Popen(cmd, cwd=self.dir, stdout=logf, stderr=subprocess.STDOUT,
+            proc = subprocess.Popen(cmd, cwd=tmp, stdout=logf, stderr=subprocess.STDOUT,
                                     start_new_session=True, preexec_fn=process.die_with_parent,
-                                    env=libfuzzer.env_with_tmpdir(tmp))
+                                    env=env)
             try:
                 rc = proc.wait()
             except KeyboardInterrupt:

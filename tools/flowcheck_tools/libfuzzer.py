@@ -61,11 +61,13 @@ def command(binary, pkg_dir, target, corpus_dirs, *, fork=None, seed=None, secon
     return cmd + flags(pkg_dir, target, dictionary) + list(corpus_dirs)
 
 
-def merge_command(binary, into, from_dirs):
+def merge_command(binary, into, from_dirs, artifact_prefix=None):
     """Adds to the directory `into` the inputs of from_dirs that add coverage
     to what `into` holds (into empty: minimizes from_dirs into it). Inputs
-    already in `into` are never removed or rewritten."""
-    return [binary, "-merge=1", into, *from_dirs]
+    already in `into` are never removed or rewritten. An input that crashes
+    is skipped; its crash file goes to artifact_prefix (default: the cwd)."""
+    prefix = [f"-artifact_prefix={artifact_prefix.rstrip('/')}/"] if artifact_prefix else []
+    return [binary, "-merge=1", *prefix, into, *from_dirs]
 
 
 def env_with_tmpdir(tmpdir):

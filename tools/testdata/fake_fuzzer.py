@@ -18,7 +18,10 @@
       b"redundant" (a minimization); never touches what INTO held. Each file
       is written in two halves $FAKE_MERGE_DELAY/2 seconds (0) apart, as a
       kill may find it; uses $TMPDIR/libFuzzerTemp.Merge<pid>.txt meanwhile
-      and writes its pid to $FAKE_MERGE_PIDFILE if set.
+      and writes its pid to $FAKE_MERGE_PIDFILE if set. With
+      FLOWCHECK_FUZZ_STRICT=1 an input starting with b"strict-crash" crashes:
+      it is skipped and its crash file written to -artifact_prefix (or the
+      current directory), as libFuzzer's merge does.
   A file argument (not a directory, no -merge) is run once, like libFuzzer:
       a file written from $FAKE_FUZZER_CRASHES prints its report, exit 1;
       any other prints "Executed FILE", exit 0.
@@ -57,6 +60,10 @@ def merge():
     for data in inputs(dirs[1:]):
         name = hashlib.sha1(data).hexdigest()
         if data.startswith(b"redundant") or name in seen:
+            continue
+        if data.startswith(b"strict-crash") and os.environ.get("FLOWCHECK_FUZZ_STRICT") == "1":
+            with open(flags.get("-artifact_prefix", "./") + "crash-" + name, "wb") as f:
+                f.write(data)
             continue
         seen.add(name)
         with open(os.path.join(into, name), "wb") as f:
