@@ -238,9 +238,13 @@ def main():
     fuzz_s = a.seconds if not stressors else int(a.seconds * a.fuzz_share)
     stress_s = a.seconds - fuzz_s if fuzzers else a.seconds
     per_target = max(1, fuzz_s // max(1, len(fuzzers)))
-    runs = [FuzzRun(f, fuzz_bin, out, a.jobs, per_target, a.stop_grace,
-                    seed_from=seed_from_dirs(a.seed_from, target_name(f)), resume=a.resume)
-            for f in fuzzers]
+    try:
+        runs = [FuzzRun(f, fuzz_bin, out, a.jobs, per_target, a.stop_grace,
+                        seed_from=seed_from_dirs(a.seed_from, target_name(f)), resume=a.resume)
+                for f in fuzzers]
+    except WriteError as e:  # an unreadable OUT/fuzz/T/signatures.json
+        log(str(e))
+        return 1
     if corpus_mode:
         return corpus_only(runs, a)
     results = {"fuzz": [], "stress": []}

@@ -69,6 +69,16 @@ class CrashSignaturesTest(CampaignFixture):
         self.assertEqual(totals, {R1_SIG: 5, ORACLE_SIG: 2, ASAN_SIG: 1})
         self.assertEqual(sorted(os.listdir(self.crashes())), kept)
 
+    def test_an_unreadable_index_is_an_error_naming_it(self):
+        index = os.path.join(self.out, "fuzz", "pure_fuzz", "signatures.json")
+        os.makedirs(os.path.dirname(index))
+        with open(index, "w") as f:
+            f.write("{")
+        rc, out = self.campaign("--seconds=1", "--targets=pure_fuzz", "--no-stress",
+                                f"--out={self.out}")
+        self.assertEqual(rc, 1, out)
+        self.assertIn(f"[campaign] cannot read {index}: ", out)
+
 
 ROOT_REPRODUCE = os.path.join(os.path.dirname(TOOLS), "tools", "reproduce.sh")
 
