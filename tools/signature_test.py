@@ -11,7 +11,8 @@ write and the deletion never counts a file twice.
 
 RealReplayTest (`python3 tools/signature_test.py RealReplayTest`, builds
 --config=fuzz; not part of tools/test.sh): tools/reproduce.sh --signature on
-the committed fuzz/testdata/r1_strict_failure, strict and not.
+the committed fuzz/testdata/r1_strict_failure, strict and not, and on the
+seed that reaches the RESERVED generation ([R-7]/[R-3]) in strict mode.
 """
 
 import json
@@ -170,6 +171,10 @@ class SignatureTest(unittest.TestCase):
         r3 = ("flowcheck: FAIL [invariant F2] flow_fuzz op #4 resync(qp#1)\n"
               "  invariants violated:\n    F2 upstream divergence: [R-3] generation 0xfffff\n")
         self.assertEqual(of_output(r3), "invariant F2 upstream divergence [R-3]")
+        either = ("flowcheck: FAIL [invariant F2] flow_fuzz op #3 resync(qp#0, choice=3, b=0)\n"
+                  "  invariants violated:\n    F2 upstream divergence: [R-7]/[R-3] qp 1 owns "
+                  "flow 0 with the RESERVED generation 0xfffff\n")
+        self.assertEqual(of_output(either), "invariant F2 upstream divergence [R-7]/[R-3]")
 
     def test_different_ops_of_a_violation_are_different_signatures(self):
         oracle = "flowcheck: FAIL [oracle] flow_fuzz op #3 setup_hw_flow(qp#2)\n"
@@ -247,6 +252,9 @@ class RealReplayTest(unittest.TestCase):
                          (1, "invariant W5 upstream divergence [R-1]\n"))
         self.assertEqual(self.signature("testdata/r1_strict_failure"),
                          (0, "no failure on replay\n"))
+        self.assertEqual(self.signature("--strict", "corpus/flow_fuzz/"
+                                        "seed-resync-at-the-generation-wrap"),
+                         (1, "invariant F2 upstream divergence [R-7]/[R-3]\n"))
         self.assertEqual(self.signature("--strict", "no-such-file")[0], 2)
 
 
