@@ -69,7 +69,7 @@ def target_of(path):
     """The target //fuzz:reproduce (the one decoder) names for the file."""
     binary = os.path.join(build(["//fuzz:reproduce"]), "fuzz", "reproduce")
     r = subprocess.run([binary, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, errors="replace", env={**os.environ, "ASAN_OPTIONS": ""})
+                       text=True, errors="replace")
     m = re.search(r"^input: (\w+) v\d+", r.stdout, re.M)
     if not m:
         sys.stderr.write(r.stderr)
@@ -80,8 +80,11 @@ def target_of(path):
 def main():
     strict, target, path = parse(sys.argv[1:])
     name = target or target_of(path)
-    labels = {bazel.split_label(l)[1][: -len("_fuzzer")]: l
-              for l in bazel.query_tagged("fuzzer", "cc_binary")}
+    try:
+        labels = {bazel.split_label(l)[1][: -len("_fuzzer")]: l
+                  for l in bazel.query_tagged("fuzzer", "cc_binary")}
+    except subprocess.CalledProcessError:
+        fail("bazel query for the fuzz targets failed (exit 3; the input was not replayed)", 3)
     if name not in labels:
         fail(f"unknown fuzz target {name} (known: {', '.join(sorted(labels))})", 2)
     pkg, binary = bazel.split_label(labels[name])
