@@ -5,15 +5,36 @@ Run through tools/campaign.sh, which bootstraps the machine first.
 
   tools/campaign.sh [--seconds=120] [--jobs=N] [--targets=a,b] [--fuzz-share=0.6]
                     [--out=out] [--no-stress] [--no-fuzz] [--stop-grace=10]
+                    [--seed_from=DIR[,DIR]]... [--resume | --no-resume]
+  tools/campaign.sh --merge [--minimize] [--seed_from=DIR] [--targets=a,b] [--out=out]
+  tools/campaign.sh --minimize [--targets=a,b] [--out=out]
 
 Fuzzing: every cc_binary tagged "fuzzer" (made by cc_fuzz_test) is built with
 --config=fuzz and run with libFuzzer's -fork=N (all cores) for its share of
-the time, with T.dict and T.options next to its BUILD file. The live corpus
-of target T is OUT/fuzz/T/corpus/, kept across runs and seeded from the
-committed fuzz/corpus/T/ and fuzz/regressions/T/. After each target it is
-merged (minimized) into a new directory that replaces it only whole; a kill
-at any moment leaves a state the next run recovers (tools/campaign_fuzz.py).
-Crashes land in OUT/fuzz/T/crashes/.
+the time, with T.dict and T.options next to its BUILD file. The kept corpus
+of target T is OUT/fuzz/T/corpus/, kept across runs; a run reads it
+(--resume, the default; --no-resume leaves it out), the committed
+fuzz/corpus/T/ and fuzz/regressions/T/ and every --seed_from directory, and
+libFuzzer writes its new finds into OUT/fuzz/T/new/. After each target they
+are merged into the kept corpus: libFuzzer -merge=1 into a copy that
+replaces it only whole, so it only grows, and a kill at any moment leaves a
+state the next run recovers (tools/campaign_fuzz.py).
+
+--seed_from=DIR (repeatable, or DIR,DIR): more inputs, e.g. a corpus
+downloaded from ClusterFuzzLite storage. A DIR with subdirectories holds one
+per target, named like the target (flow_fuzz/ or flow_fuzz_fuzzer/); a DIR
+without holds inputs for every target (each keeps those of its own format).
+--merge: no fuzzing, no stress: merge OUT/fuzz/T/new/ (what a killed run
+left), the seeds and --seed_from into the kept corpus. --minimize: no
+fuzzing, no stress: write the kept corpus minimized to OUT/fuzz/T/corpus.min/
+(replaced whole; the kept corpus is only read); after the merge if both.
+
+Crashes land in OUT/fuzz/T/crashes/ (libFuzzer keeps fuzzing after one,
+-ignore_crashes=1). After each target every new crash file is replayed once
+and given a signature (what failed and where, flowcheck_tools/signature.py);
+only the first file of each signature stays in crashes/, the others are
+counted in OUT/fuzz/T/signatures.json and deleted. The summary has one row
+per signature: its count, the first file and the reproduce command.
 
 Stress: every target tagged "stress_campaign" is built with --config=tsan and
 run with --seconds=S --json_out=OUT/stress/NAME.json; its output is shown and
@@ -70,6 +91,16 @@ def parse_args():
     p.add_argument("--no-stress", action="store_true")
     p.add_argument("--stop-grace", type=float, default=10.0,
                    help="seconds an interrupted fuzzer or driver gets before SIGKILL")
+    p.add_argument("--seed_from", action="append", default=[], metavar="DIR[,DIR]",
+                   help="more inputs: flat, or one subdirectory per target (repeatable)")
+    p.add_argument("--resume", dest="resume", action="store_true", default=True,
+                   help="fuzz from the kept corpus too (default)")
+    p.add_argument("--no-resume", dest="resume", action="store_false",
+                   help="fuzz from the seeds only (new finds are still merged in)")
+    p.add_argument("--merge", action="store_true",
+                   help="only merge new finds, seeds and --seed_from into the kept corpora")
+    p.add_argument("--minimize", action="store_true",
+                   help="only write each kept corpus minimized to OUT/fuzz/T/corpus.min")
     a = p.parse_args()
     if a.seconds <= 0 or a.jobs <= 0 or not 0 <= a.fuzz_share <= 1 or not a.stop_grace >= 0:
         usage_error("--seconds and --jobs must be positive, --fuzz-share in [0, 1], "
@@ -81,6 +112,13 @@ def parse_args():
                         "or leave the flag out to run every fuzz target)")
         if a.no_fuzz:
             usage_error("--targets selects fuzz targets but --no-fuzz runs none")
+    a.seed_from = [os.path.abspath(d) for v in a.seed_from for d in v.split(",") if d]
+    for d in a.seed_from:
+        if not os.path.isdir(d):
+            usage_error(f"--seed_from={d}: " + ("not a directory" if os.path.exists(d)
+                                                else "no such directory"))
+    if (a.merge or a.minimize) and a.no_fuzz:
+        usage_error("--merge and --minimize work on the fuzz corpora but --no-fuzz runs none")
     return a
 
 
@@ -113,6 +151,54 @@ def select_fuzzers(a):
     return [f for f in fuzzers if target_name(f) in wanted]
 
 
+def seed_from_dirs(dirs, name):
+    """Target `name`'s directories among --seed_from: DIR/name or
+    DIR/name_fuzzer of a DIR with subdirectories, a DIR without them whole."""
+    found = []
+    for d in dirs:
+        if any(e.is_dir() for e in os.scandir(d)):
+            found += [os.path.join(d, s) for s in (name, name + "_fuzzer")
+                      if os.path.isdir(os.path.join(d, s))]
+        else:
+            found.append(d)
+    return found
+
+
+def check_seed_from(dirs, names):
+    """A DIR with subdirectories must have one named like a selected target."""
+    for d in dirs:
+        if any(e.is_dir() for e in os.scandir(d)) and not any(seed_from_dirs([d], n)
+                                                              for n in names):
+            usage_error(f"--seed_from={d} has subdirectories but none named like a selected "
+                        f"fuzz target ({', '.join(sorted(names))}, or NAME_fuzzer)")
+
+
+def corpus_only(runs, a):
+    """--merge and/or --minimize: no fuzzing; 130 if interrupted, else 0."""
+    try:
+        for run in runs:  # start-up: every corpus whole before anything runs
+            run.recover()
+        for run in runs:
+            if a.merge:
+                run.merge()
+            if a.minimize and not run.interrupted:
+                run.minimize()
+            if run.interrupted:
+                raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        log("interrupted: corpora kept")
+        return 130
+    print("\n=== corpus summary", flush=True)
+    for run in runs:
+        line = f"{run.name}: {run.corpus.path}: {run.corpus.count()} inputs"
+        if a.merge:
+            line += f" ({run.merged or 0} added by the merge)"
+        if a.minimize:
+            line += f"; minimized: {run.minimized.path}: {run.minimized.count()} inputs"
+        print(line, flush=True)
+    return 0
+
+
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -127,7 +213,10 @@ def main():
     lock = lock_out_dir(out)  # noqa: F841 (held until exit)
     try:
         fuzzers = [] if a.no_fuzz else select_fuzzers(a)
-        stressors = [] if a.no_stress else bazel.query_tagged("stress_campaign", "cc_binary")
+        check_seed_from(a.seed_from, [target_name(f) for f in fuzzers])
+        corpus_mode = a.merge or a.minimize
+        stressors = [] if a.no_stress or corpus_mode else bazel.query_tagged(
+            "stress_campaign", "cc_binary")
         if not fuzzers and not stressors:
             log("nothing to run: no fuzz targets or stress drivers selected")
             return 0
@@ -149,7 +238,15 @@ def main():
     fuzz_s = a.seconds if not stressors else int(a.seconds * a.fuzz_share)
     stress_s = a.seconds - fuzz_s if fuzzers else a.seconds
     per_target = max(1, fuzz_s // max(1, len(fuzzers)))
-    runs = [FuzzRun(f, fuzz_bin, out, a.jobs, per_target, a.stop_grace) for f in fuzzers]
+    try:
+        runs = [FuzzRun(f, fuzz_bin, out, a.jobs, per_target, a.stop_grace,
+                        seed_from=seed_from_dirs(a.seed_from, target_name(f)), resume=a.resume)
+                for f in fuzzers]
+    except WriteError as e:  # an unreadable OUT/fuzz/T/signatures.json
+        log(str(e))
+        return 1
+    if corpus_mode:
+        return corpus_only(runs, a)
     results = {"fuzz": [], "stress": []}
     interrupted = False
     try:
@@ -176,8 +273,11 @@ def main():
 
     failed = print_summary(results)
     summary_path = os.path.join(out, "campaign-summary.json")
+    signatures = [{"target": s["target"], **row} for s in results["fuzz"]
+                  for row in s.get("signatures", [])]
     try:
-        write_json(summary_path, {**results, "interrupted": interrupted, "failed": failed})
+        write_json(summary_path, {**results, "signatures": signatures,
+                                  "interrupted": interrupted, "failed": failed})
     except WriteError as e:
         log(str(e))
         return 1
@@ -196,17 +296,30 @@ def print_summary(results):
         print(f"{'fuzz target':<28}{'time':>7}{'execs':>12}{'exec/s':>9}{'cov':>6}"
               f"{'ft':>7}{'corpus':>8}{'crashes':>9}")
     strict = ["--strict"] if os.environ.get("FLOWCHECK_FUZZ_STRICT") == "1" else []
+    rows = []
     for s in results["fuzz"]:
         print(f"{s['target']:<28}{s['seconds']:>6.0f}s{s.get('execs', 0):>12}"
               f"{s.get('exec_per_s', 0):>9}{s.get('cov', 0):>6}{s.get('ft', 0):>7}"
-              f"{s['corpus_files']:>8}{len(s['crashes']):>9}")
-        for c in s["crashes"]:
+              f"{s['corpus_files']:>8}{s.get('crash_files', len(s['crashes'])):>9}")
+        if s["crashes"]:
             failed = True
+        for row in s.get("signatures", []):
+            row["reproduce"] = shlex.join(
+                [os.path.join(ROOT, "tools", "reproduce.sh"), *strict, row["first"]])
+            rows.append((s["target"], row))
+        ungrouped = [c for c in s["crashes"] if not s.get("signatures")]
+        for c in ungrouped:  # interrupted before its crashes were grouped
             cmd = [os.path.join(ROOT, "tools", "reproduce.sh"), *strict, c]
             print(f"  crash: {c}\n    reproduce: {shlex.join(cmd)}")
         if s["exit_code"] not in (0, None) and not s["crashes"] and not s["interrupted"]:
             failed = True
             print(f"  libFuzzer exited {s['exit_code']} without a crash file; see {s['log']}")
+    if rows:
+        print("crash signatures (crash files this run, in all runs; only the first file of "
+              "each is kept):")
+        for target, row in rows:
+            print(f"  {row['count']:>5} ({row['total']})  {target}: {row['signature']}\n"
+                  f"      first: {row['first']}\n      reproduce: {row['reproduce']}")
     for r in results["stress"]:
         if r["outcome"] == "pass":
             seed = r["report"].get("seed", "?")

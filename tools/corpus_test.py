@@ -23,9 +23,13 @@ import unittest
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 FAKE_FUZZER = os.path.join(TOOLS, "testdata", "fake_fuzzer.py")
 sys.path.insert(0, TOOLS)
+from flowcheck_tools import corpus as corpus_module  # noqa: E402
 from flowcheck_tools.corpus import LiveCorpus  # noqa: E402
 
 FS_CHANGES = ("mkdir", "rename", "unlink", "rmdir")
+# Whether this machine can swap two directories in one step: then the live
+# corpus must exist at every moment, not only after recover().
+EXCHANGE_WORKS = None
 
 
 class KillAt:
@@ -40,11 +44,14 @@ class KillAt:
         for name in FS_CHANGES:
             self.saved[name] = fn = getattr(os, name)
             setattr(os, name, self._counted(fn))
+        self.saved_exchange = corpus_module.exchange
+        corpus_module.exchange = self._counted(corpus_module.exchange)
         return self
 
     def __exit__(self, *exc):
         for name, fn in self.saved.items():
             setattr(os, name, fn)
+        corpus_module.exchange = self.saved_exchange
 
     def _counted(self, fn):
         def wrapper(*args, **kw):
@@ -62,6 +69,20 @@ def snapshot(directory):
         with open(os.path.join(directory, name), "rb") as f:
             out[name] = f.read()
     return out
+
+
+def exchange_works(top):
+    """Can this filesystem exchange two directories (renameat2)?"""
+    global EXCHANGE_WORKS
+    if EXCHANGE_WORKS is None:
+        a, b = os.path.join(top, "xa"), os.path.join(top, "xb")
+        os.mkdir(a)
+        os.mkdir(b)
+        open(os.path.join(a, "in-a"), "w").close()
+        EXCHANGE_WORKS = corpus_module.exchange(a, b) and os.listdir(b) == ["in-a"]
+        shutil.rmtree(a)
+        shutil.rmtree(b)
+    return EXCHANGE_WORKS
 
 
 class LiveCorpusTest(unittest.TestCase):
@@ -129,6 +150,9 @@ class LiveCorpusTest(unittest.TestCase):
         return os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
 
     def assert_whole_after_recovery(self, context):
+        if exchange_works(self.top):
+            self.assertTrue(os.path.isdir(self.corpus.path), f"{context}: no live corpus")
+            self.assertIn(snapshot(self.corpus.path), (self.before, self.after), context)
         self.corpus.recover()
         self.assertEqual(sorted(os.listdir(self.holder)), ["corpus"], context)
         got = snapshot(self.corpus.path)
@@ -148,7 +172,7 @@ class LiveCorpusTest(unittest.TestCase):
             self.corpus.replace(self.copy_merge)
         self.assertEqual(snapshot(self.corpus.path), self.after)
         steps = dry_run.steps
-        self.assertGreaterEqual(steps, 5)  # mkdir, 3 renames, the old corpus's deletion
+        self.assertGreaterEqual(steps, 5)  # mkdir, rename, exchange, rename, the deletion
         seen = set()
         for k in range(1, steps + 1):
             self.restore_before()

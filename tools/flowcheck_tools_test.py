@@ -1,6 +1,7 @@
 """Unit tests of tools/flowcheck_tools: the atomic writer, the failure-marker
-table, the libFuzzer command line and stopping a process group. (The corpus
-module has tools/corpus_test.py; the campaign, tools/campaign_test.py.)"""
+table, the libFuzzer command line and stopping a process group, and the crash
+signatures (loaded from tools/signature_test.py). (The corpus module has
+tools/corpus_test.py; the campaign, tools/campaign_test.py.)"""
 
 import os
 import shutil
@@ -15,6 +16,9 @@ import unittest
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TOOLS)
 from flowcheck_tools import ROOT, atomic, libfuzzer, markers, process  # noqa: E402
+# Crash signatures and their index (tools/signature_test.py; run here too, as
+# tools/test.sh runs this file; its RealReplayTest builds and is run alone).
+from signature_test import CrashIndexTest, SignatureTest  # noqa: E402,F401
 
 
 class WriteAtomicTest(unittest.TestCase):

@@ -16,8 +16,13 @@
 # --strict: upstream divergences fail too (crash files of a campaign run with
 # FLOWCHECK_FUZZ_STRICT=1). --emit_gtest=PATH: also write a GoogleTest case.
 # Relative paths are taken from the directory you run it in.
+# --signature [--strict] [--target=NAME] FILE: prints FILE's crash signature,
+# one line, as the campaign groups crashes (tools/signature.py).
 set -euo pipefail
 here=$(pwd)
+for a in "$@"; do
+  [ "$a" != --signature ] || exec python3 "$(dirname "${BASH_SOURCE[0]}")/signature.py" "$@"
+done
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 config=()

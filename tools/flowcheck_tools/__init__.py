@@ -6,6 +6,8 @@
   process    run a command in its own process group; stop a group
   markers    the one table of failure markers ("flowcheck: FAIL [...]", ...)
   corpus     a live corpus replaced only whole, recovered after any kill
+  signature  a crash's one-line signature from a replay's output
+  crashes    replaying a crash file; one kept per signature, the rest counted
 
 The tools put tools/ on sys.path (they live there) and import
 `from flowcheck_tools import ...`.

@@ -1,7 +1,7 @@
 """A live fuzz corpus that is replaced only whole and survives a kill at any moment.
 
 The live corpus is the directory PATH (out/fuzz/T/corpus). A replacement
-(the merge after each campaign run; later a --minimize or an import) is
+(the merge after each campaign run or of --merge; --minimize's corpus.min) is
 built beside it and swapped in by renames; every directory a kill can leave
 behind has a name that says what it holds:
 
@@ -11,8 +11,12 @@ behind has a name that says what it holds:
   PATH.merging    (older campaigns) being filled
 
 replace(build) goes  PATH + PATH.building -> PATH + PATH.ready
-                     -> PATH.old + PATH.ready -> PATH.old + PATH
-                     -> PATH  (each arrow one rename or one rmtree).
+                     -> PATH (new) + PATH.ready (the old one), exchanged by one
+                        renameat2(RENAME_EXCHANGE): PATH never goes missing
+                     -> PATH + PATH.old -> PATH  (each arrow one rename or rmtree).
+Where the kernel or the filesystem cannot exchange (EINVAL, ENOSYS) the swap
+is two renames, PATH -> PATH.old and PATH.ready -> PATH, with a moment
+without PATH that recover() repairs.
 recover() at start-up makes PATH exist again from the most recent complete
 copy (PATH.ready, else PATH.old, else what a merge had written so far) and
 only then deletes the leftovers, so the only copy is never deleted. Before
@@ -24,6 +28,8 @@ directory (the campaign does).
 """
 
 import contextlib
+import ctypes
+import errno
 import os
 import shutil
 import signal
@@ -86,11 +92,46 @@ class LiveCorpus:
         # A Ctrl-C lands after the swap, not between its renames.
         with _signals_deferred():
             os.rename(self.building, self.ready)
-            os.rename(self.path, self.old)
-            os.rename(self.ready, self.path)
+            if exchange(self.ready, self.path):
+                os.rename(self.ready, self.old)  # now holds the previous corpus
+            else:
+                os.rename(self.path, self.old)
+                os.rename(self.ready, self.path)
             fsync_path(os.path.dirname(os.path.abspath(self.path)))
         _remove(self.old)
         return True
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def exchange(a, b):
+    """Swaps the names a and b in one step (renameat2 RENAME_EXCHANGE): True
+    if done, False if the system cannot (then nothing changed); other
+    errors raise OSError."""
+    fn = getattr(_libc, "renameat2", None)
+    if fn is None:
+        return False
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), a)
+
+
+def link_files(src, dst):
+    """Hard-links every input of directory src into directory dst (a copy
+    where a link is refused): a merge's starting point that shares the kept
+    corpus's files without touching them (libFuzzer only adds files)."""
+    for path in _files(src):
+        target = os.path.join(dst, os.path.basename(path))
+        try:
+            os.link(path, target)
+        except OSError:
+            shutil.copyfile(path, target)
 
 
 @contextlib.contextmanager

@@ -39,13 +39,17 @@ def flags(pkg_dir, target, dictionary=True):
 
 
 def command(binary, pkg_dir, target, corpus_dirs, *, fork=None, seed=None, seconds=None,
-            artifact_prefix=None, final_stats=False, dictionary=True):
+            artifact_prefix=None, final_stats=False, dictionary=True, ignore_crashes=False):
     """The command line fuzzing `target` with `binary` from corpus_dirs (the
     first one receives new inputs). pkg_dir holds target's .options/.dict;
-    binary may be another target's (the benchmark's empty target)."""
+    binary may be another target's (the benchmark's empty target).
+    ignore_crashes (with fork): a crashing job writes its crash file and the
+    run goes on (the campaign groups crashes by signature afterwards)."""
     cmd = [binary]
     if fork:
         cmd.append(f"-fork={fork}")
+        if ignore_crashes:
+            cmd.append("-ignore_crashes=1")
     if seed is not None:
         cmd.append(f"-seed={seed}")
     if seconds is not None:
@@ -57,9 +61,13 @@ def command(binary, pkg_dir, target, corpus_dirs, *, fork=None, seed=None, secon
     return cmd + flags(pkg_dir, target, dictionary) + list(corpus_dirs)
 
 
-def merge_command(binary, into, from_dirs):
-    """Minimizes the inputs of from_dirs into the (empty) directory `into`."""
-    return [binary, "-merge=1", into, *from_dirs]
+def merge_command(binary, into, from_dirs, artifact_prefix=None):
+    """Adds to the directory `into` the inputs of from_dirs that add coverage
+    to what `into` holds (into empty: minimizes from_dirs into it). Inputs
+    already in `into` are never removed or rewritten. An input that crashes
+    is skipped; its crash file goes to artifact_prefix (default: the cwd)."""
+    prefix = [f"-artifact_prefix={artifact_prefix.rstrip('/')}/"] if artifact_prefix else []
+    return [binary, "-merge=1", *prefix, into, *from_dirs]
 
 
 def env_with_tmpdir(tmpdir):

@@ -3,7 +3,8 @@
 flowcheck's own checks print "flowcheck: FAIL [oracle]", "[invariant F1]",
 "[watchdog]" (fuzz executor, stress driver); lockcheck titles its report
 "======== lockcheck: <rule> on <lock> ========"; the sanitizers, the compiler's
-thread-safety analysis and GoogleTest have their own lines. find(output)
+thread-safety analysis, GoogleTest and libFuzzer (deadly signal, timeout,
+out-of-memory) have their own lines. find(output)
 returns the first entry of TABLE, in TABLE's order, that matches anywhere in
 the output. The order is a priority, not a position: a TSan report whose
 stack shows lockcheck's frames is TSan's.
@@ -28,10 +29,14 @@ TABLE = [
     ("watchdog", re.compile(r"flowcheck: FAIL \[watchdog\]"), "watchdog"),
     ("asan", re.compile(r"ERROR: AddressSanitizer: ([\w-]+)"), "asan {}"),
     ("asan", re.compile(r"runtime error: ([\w ]+)"), "ubsan {}"),
+    ("asan", re.compile(r"ERROR: LeakSanitizer: (detected memory leaks)"), "lsan {}"),
     ("unit", re.compile(r"^\[  FAILED  \] (\S+)", re.M), "unit {}"),
     ("unit", re.compile(r"^FAIL: ", re.M), "unit"),
     # A flowcheck marker with a tag no row above knows: still a failure.
     ("flowcheck", re.compile(r"flowcheck: FAIL \[([^\]]+)\]"), "flowcheck {}"),
+    # libFuzzer's own: last, since its "deadly signal" follows every abort.
+    ("libfuzzer", re.compile(r"ERROR: libFuzzer: ([\w -]+?)(?: after| \(|$)", re.M),
+     "libfuzzer {}"),
 ]
 
 

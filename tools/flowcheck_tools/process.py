@@ -9,10 +9,13 @@ to the whole group, optionally again every repeat_s, and whatever is still in
 the group after grace_s gets SIGKILL.
 """
 
+import ctypes
 import os
 import signal
 import subprocess
 import time
+
+_PR_SET_PDEATHSIG = 1
 
 
 def _signal_group(pgid, sig):
@@ -77,6 +80,17 @@ def stop_group(proc, grace_s, sig=signal.SIGINT, repeat_s=None):
     proc.wait()
     _wait_group(proc, time.monotonic() + 5)  # SIGKILL is asynchronous
     return proc.returncode
+
+
+def die_with_parent():
+    """A Popen preexec_fn: the child gets SIGKILL when the process that
+    started it dies, even by SIGKILL (Linux prctl PR_SET_PDEATHSIG). The
+    campaign starts libFuzzer merges with it, so that a killed campaign
+    leaves no merge writing into a directory the next run reuses."""
+    parent = os.getppid()
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(137)
 
 
 def run_in_group(cmd, cwd, timeout, env=None):

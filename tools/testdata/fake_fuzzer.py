@@ -9,14 +9,27 @@
                       its start-up merge runs under system())
         ignore        every SIGINT is ignored: only SIGKILL ends it
       $FAKE_FUZZER_CRASH=1 also writes a crash file to -artifact_prefix and
-      exits 1 at once. Touches $FAKE_FUZZER_READY once its files exist.
-  -merge=1 INTO FROM...  copies every distinct input of FROM into INTO, named
-      by its sha1, except those starting with b"redundant" (a minimization);
-      $FAKE_MERGE_DELAY seconds (0) per input; uses
-      $TMPDIR/libFuzzerTemp.Merge<pid>.txt meanwhile.
+      exits 1 at once. $FAKE_FUZZER_CRASHES names a JSON list of failure
+      reports: one crash file per report (crash-<sha1>, holding b"crash:"
+      and the report), and it goes on (-ignore_crashes=1).
+      Touches $FAKE_FUZZER_READY once its files exist.
+  -merge=1 INTO FROM...  copies every input of FROM whose content INTO does
+      not hold yet into INTO, named by its sha1, except those starting with
+      b"redundant" (a minimization); never touches what INTO held. Each file
+      is written in two halves $FAKE_MERGE_DELAY/2 seconds (0) apart, as a
+      kill may find it; uses $TMPDIR/libFuzzerTemp.Merge<pid>.txt meanwhile
+      and writes its pid to $FAKE_MERGE_PIDFILE if set. With
+      FLOWCHECK_FUZZ_STRICT=1 an input starting with b"strict-crash" crashes:
+      it is skipped and its crash file written to -artifact_prefix (or the
+      current directory), as libFuzzer's merge does.
+  A file argument (not a directory, no -merge) is run once, like libFuzzer:
+      a file written from $FAKE_FUZZER_CRASHES prints its report, exit 1;
+      any other prints "Executed FILE", exit 0.
+Every command line is appended to $FAKE_FUZZER_ARGV_LOG if set.
 """
 
 import hashlib
+import json
 import os
 import signal
 import sys
@@ -36,18 +49,39 @@ def inputs(dirs):
 
 
 def merge():
+    if os.environ.get("FAKE_MERGE_PIDFILE"):
+        with open(os.environ["FAKE_MERGE_PIDFILE"], "w") as f:
+            f.write(str(os.getpid()))
     control = os.path.join(tmp, f"libFuzzerTemp.Merge{os.getpid()}.txt")
     open(control, "w").close()
-    into, seen = dirs[0], set()
+    into = dirs[0]
+    seen = {hashlib.sha1(data).hexdigest() for data in inputs([into])}
+    delay = float(os.environ.get("FAKE_MERGE_DELAY", "0"))
     for data in inputs(dirs[1:]):
         name = hashlib.sha1(data).hexdigest()
         if data.startswith(b"redundant") or name in seen:
             continue
+        if data.startswith(b"strict-crash") and os.environ.get("FLOWCHECK_FUZZ_STRICT") == "1":
+            with open(flags.get("-artifact_prefix", "./") + "crash-" + name, "wb") as f:
+                f.write(data)
+            continue
         seen.add(name)
-        time.sleep(float(os.environ.get("FAKE_MERGE_DELAY", "0")))
         with open(os.path.join(into, name), "wb") as f:
-            f.write(data)
+            f.write(data[: len(data) // 2])
+            f.flush()
+            time.sleep(delay / 2)
+            f.write(data[len(data) // 2:])
+        time.sleep(delay / 2)
     os.unlink(control)
+
+
+def replay():
+    with open(dirs[-1], "rb") as f:
+        data = f.read()
+    if data.startswith(b"crash:"):
+        sys.stdout.write(data.split(b"\n", 1)[1].decode())
+        sys.exit(1)
+    print(f"Executed {dirs[-1]}")
 
 
 def fuzz():
@@ -83,6 +117,14 @@ def fuzz():
             f.write(b"crashing input")
         print("==1==ERROR: libFuzzer: deadly signal", flush=True)
         finish(1)
+    if os.environ.get("FAKE_FUZZER_CRASHES"):
+        with open(os.environ["FAKE_FUZZER_CRASHES"]) as f:
+            reports = json.load(f)
+        for i, report in enumerate(reports):
+            data = b"crash:%d\n" % i + report.encode()
+            with open(flags["-artifact_prefix"] + "crash-" + hashlib.sha1(data).hexdigest(),
+                      "wb") as f:
+                f.write(data)
     if os.environ.get("FAKE_FUZZER_READY"):
         open(os.environ["FAKE_FUZZER_READY"], "w").close()
     end = time.monotonic() + float(os.environ.get("FAKE_FUZZ_SECONDS", "0.2"))
@@ -91,4 +133,12 @@ def fuzz():
     finish(0)
 
 
-merge() if flags.get("-merge") == "1" else fuzz()
+if os.environ.get("FAKE_FUZZER_ARGV_LOG"):
+    with open(os.environ["FAKE_FUZZER_ARGV_LOG"], "a") as f:
+        f.write(json.dumps(sys.argv[1:]) + "\n")
+if flags.get("-merge") == "1":
+    merge()
+elif dirs and os.path.isfile(dirs[-1]):
+    replay()
+else:
+    fuzz()
