@@ -6,6 +6,8 @@
 #include "gtest/gtest.h"
 #include "upstream/pages/check.h"
 #include "upstream/pages/examples.h"
+#include "upstream/pages/input.h"
+#include "upstream/pages/oracle.h"
 #include "upstream/pages/real_kernel.h"
 #include "upstream/pages/sweep.h"
 
@@ -57,6 +59,31 @@ TEST(KernelPages, EverySmallCasePassesTheRulesAndTheOracle) {
     if (!report.empty() && ++failures <= 5) ADD_FAILURE() << report;
   }
   EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
+}
+
+// Outside the kernel's domain (a segment is at most 64 pages), shown for
+// docs/upstream.md: tid_rdma_pageset.count is 7 bits wide, so a piece of
+// 128 pages, which the rules allow (up to 512), is stored as count 0, a
+// filler. The 512-page cap of the helpers can therefore never take effect
+// with this struct; within 64 pages nothing is lost.
+TEST(KernelPages, BeyondASegmentA128PagePieceDoesNotFitTheSevenBitCount) {
+  const KernelPages k = RealKernel();
+  std::vector<page*> pages;
+  for (int i = 0; i < 128; i++) {
+    pages.push_back(reinterpret_cast<page*>(static_cast<uintptr_t>(kFirstPage + 4096ull * i)));
+  }
+  std::vector<uint64_t> addrs;
+  for (page* p : pages) addrs.push_back(reinterpret_cast<uintptr_t>(p));
+  EXPECT_EQ(Describe(Blocks4k(addrs)), "{0,128} F");  // what the rules say
+  for (auto fn : {k.blocks_4k, k.blocks_8k}) {
+    std::vector<tid_rdma_pageset> list(130);
+    rvt_qp qp{};
+    tid_rdma_request req{&qp};
+    tid_rdma_flow flow{&req};
+    ASSERT_EQ(fn(&flow, pages.data(), 128, list.data()), 2u);
+    EXPECT_EQ(list[0].idx, 0u);
+    EXPECT_EQ(list[0].count, 0u);  // 128 in 7 bits
+  }
 }
 
 }  // namespace
