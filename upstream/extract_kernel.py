@@ -175,8 +175,15 @@ def check_redirections(found_in_order, display):
                     f"its calls could not go to {spec.calls}")
 
 
-def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="kernel_tid_rdma.cc"):
-    """Returns the translation unit's text, or raises ExtractError."""
+_PRELUDE = "upstream/shim/prelude.h"
+_TRAILER = "upstream/trampolines.h"
+
+
+def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="kernel_tid_rdma.cc",
+            prelude=_PRELUDE, trailer=_TRAILER):
+    """Returns the translation unit's text, or raises ExtractError. The unit
+    includes `prelude` first and `trailer` last (C or C++: the emitted text
+    adds nothing language-specific)."""
     lines = source_text.splitlines()
     found = []
     for spec in specs:
@@ -208,7 +215,7 @@ def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="
     emit("// renames, #line markers and per-function diagnostic pragmas are added.")
     for info in source_info.strip().splitlines():
         emit(f"// Kernel source: {info}")
-    emit('#include "upstream/shim/prelude.h"')
+    emit(f'#include "{prelude}"')
     emit()
     emit("// Every function is renamed (most are static in the kernel); core's names are")
     emit("// defined by the trampolines at the end.")
@@ -233,7 +240,7 @@ def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="
     emit()
     for f in found:
         emit(f"#undef {f.spec.name}")
-    emit('#include "upstream/trampolines.h"')
+    emit(f'#include "{trailer}"')
     return "\n".join(out) + "\n"
 
 
@@ -262,6 +269,10 @@ def main(argv):
     ap.add_argument("--display", default="drivers/infiniband/hw/hfi1/tid_rdma.c",
                     help="the file name used in #line markers and messages")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--prelude", default=_PRELUDE,
+                    help="the header the unit includes first (the shims)")
+    ap.add_argument("--trailer", default=_TRAILER,
+                    help="the header the unit includes last (the trampolines)")
     args = ap.parse_args(argv)
     try:
         try:
@@ -276,7 +287,8 @@ def main(argv):
         except OSError as e:
             raise ExtractError(f"cannot read {e.filename}: {e.strerror}")
         text = extract(source, specs, display=args.display, source_info=info,
-                       out_name=os.path.basename(args.out))
+                       out_name=os.path.basename(args.out), prelude=args.prelude,
+                       trailer=args.trailer)
         write_atomically(args.out, text)
     except ExtractError as e:
         print(f"upstream: {e}", file=sys.stderr)
