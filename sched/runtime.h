@@ -136,6 +136,7 @@ class Runtime {
                      int chosen, uint64_t runnable);
   void TraceEnd();
   void TraceAfter(HeldLocks* held, std::string* state, bool* has_state);
+  void TraceHeld(HeldLocks* held);
 
   const Options& options_;
   Strategy* const strategy_;

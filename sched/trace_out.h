@@ -4,10 +4,13 @@
 // Recorded only when asked for (it symbolizes every held lock at every
 // decision). Per decision: the step number, the thread that reached the
 // point, the point's kind and label, the lock it concerns (class name), the
-// thread chosen to run next; and, after the chosen thread ran up to the next
-// decision (or to the end): every thread's held locks (class names,
-// outermost first) and the scenario's state string (sched::SetStateProbe).
-// Also the failure, if any, and after which step it fired.
+// thread chosen to run next (it runs until the next decision: "the step");
+// every thread's locks held during the step (class names, outermost first:
+// held at the decision, the lock the chosen thread takes first thing, and
+// held at the next decision; a lock of one class is listed once per
+// thread); and the scenario's state string after the step
+// (sched::SetStateProbe). Also the failure, if any, and after which step it
+// fired.
 //
 // JSON shape (format 1; every key always present):
 //   {"format": "flowcheck-trace 1", "scenario": S, "params": {K: V},
@@ -40,9 +43,8 @@ struct TraceStep {
   std::string kind, label, lock;
   int chosen = -1;
   uint64_t runnable = 0;
-  // After `chosen` ran to the next decision (or the end).
-  HeldLocks held;
-  std::string state;
+  HeldLocks held;  // during the step
+  std::string state;  // after the step
   bool has_state = false;
 };
 

@@ -19,22 +19,33 @@ std::string ClassOf(const std::string& held) {
   return cut == std::string::npos ? held : held.substr(0, cut);
 }
 
+void AddClass(std::vector<std::string>* held, const std::string& cls) {
+  for (const std::string& h : *held) {
+    if (h == cls) return;
+  }
+  held->push_back(cls);
+}
+
 }  // namespace
 
 void Runtime::TraceAfter(HeldLocks* held, std::string* state, bool* has_state) {
-  held->clear();
-  for (const auto& t : threads_) {
-    std::vector<std::string> classes;
-    for (const std::string& h : lockcheck::LogicalThreadHeldLocks(t->lc)) {
-      classes.push_back(ClassOf(h));
-    }
-    held->push_back(std::move(classes));
-  }
+  TraceHeld(held);
   *has_state = static_cast<bool>(probe_);
   if (probe_) {
     deciding_ = true;  // a lock taken by a (misbehaving) probe is no decision
     *state = probe_();
     deciding_ = false;
+  }
+}
+
+void Runtime::TraceHeld(HeldLocks* held) {
+  // Adds what is held now to what was held before (outermost first): a lock
+  // taken by the step that ran is held during it.
+  held->resize(threads_.size());
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    for (const std::string& h : lockcheck::LogicalThreadHeldLocks(threads_[i]->lc)) {
+      AddClass(&(*held)[i], ClassOf(h));
+    }
   }
 }
 
@@ -56,6 +67,14 @@ void Runtime::TraceDecision(const Thread* me, PointKind kind, const void* lock, 
   s.lock = lock != nullptr ? lockcheck::ScheduleLockClassName(lock) : "";
   s.chosen = chosen;
   s.runnable = runnable;
+  // Held during the step: what is held now, the lock the chosen thread
+  // stopped before (it takes it first thing), and (TraceAfter, at the next
+  // decision) what is held then.
+  TraceHeld(&s.held);
+  const Thread* next = threads_[chosen].get();
+  if (next->wait_lock != nullptr) {
+    AddClass(&s.held[chosen], lockcheck::ScheduleLockClassName(next->wait_lock));
+  }
   tr.steps.push_back(std::move(s));
 }
 
