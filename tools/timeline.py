@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/timeline.py TRACE.json OUT.html: the picture of one controlled execution.
+"""tools/timeline.py [--svg=OUT.svg] TRACE.json OUT.html: the picture of one controlled execution.
 
 TRACE.json is what a scheduled binary writes with --trace_out (format
 "flowcheck-trace 1", sched/trace_out.h); tools/reproduce.sh --timeline=FILE.html
@@ -13,6 +13,9 @@ script, no network asset), written atomically:
   * the failing step marked in red (hover: the FAIL line);
   * the scenario's state after every step (sched::SetStateProbe): a row of
     cells, shaded where it changed, and a table with one line per step.
+
+--svg=OUT.svg also writes the timeline as a standalone SVG (with its title,
+FAIL line and legend), for pictures: `rsvg-convert OUT.svg -o OUT.png`.
 
 Column i is decision i and what the chosen thread then ran: the held locks
 and the state shown in it are those after that run.
@@ -33,6 +36,8 @@ FORMAT = "flowcheck-trace 1"
 # Distinct, readable on white; lock classes get them in order of first use.
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
            "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#843c39"]
+# Only the standalone SVG (--svg) names its namespace; the page has no URL.
+SVG_NS = "http" + "://www.w3.org/2000/svg"
 COL = 26          # px per step
 LABEL_W = 170     # the lane names
 TOP = 34          # the step axis
@@ -109,7 +114,8 @@ def describe_step(s, names):
     return f"step {s['step']}: {who} at {point}; {names[s['chosen']]} runs"
 
 
-def render(trace):
+def layout(trace):
+    """The timeline's SVG elements and what the page around them needs."""
     threads = trace["threads"]
     names = [t["name"] for t in threads]
     steps = trace["steps"]
@@ -137,8 +143,7 @@ def render(trace):
     def x(i):
         return LABEL_W + i * COL
 
-    svg = [f'<svg class="timeline" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" role="img">']
+    svg = []
     for i in range(0, n, max(1, 40 // COL) if n <= 60 else 10):
         svg.append(f'<text class="axis" x="{x(i) + COL / 2}" y="{TOP - 12}">{i}</text>')
     for t, name in enumerate(names):
@@ -181,8 +186,51 @@ def render(trace):
                    f'<line x1="{fx}" y1="{TOP - 8}" x2="{fx}" y2="{height - 4}"/>'
                    f'<text x="{fx + 3}" y="{height - 8}">FAIL [{esc(failure["kind"])}]</text>'
                    f'<title>{esc("FAIL [" + failure["kind"] + "] " + failure["line"])}</title></g>')
-    svg.append("</svg>")
+    return {"svg": svg, "width": width, "height": height, "colour": colour,
+            "classes": classes, "names": names}
 
+
+CSS_SVG = """svg.timeline text { font: 11px sans-serif; fill: #222; }
+svg.timeline text.axis { text-anchor: middle; fill: #777; }
+.lane0 { fill: #f7f7f7; } .lane1 { fill: #ececec; }
+.run { fill: #b0b0b0; }
+.point { fill: #333; }
+.state-same { fill: #e8eef7; } .state-changed { fill: #8fb3e0; }
+.failure-marker line { stroke: #d00; stroke-width: 2; }
+.failure-marker text { fill: #d00; font-weight: bold; }"""
+
+
+def render_svg(trace):
+    """A standalone SVG of the timeline with its title, FAIL line and legend
+    (for pictures: `rsvg-convert` draws it; the page itself is render())."""
+    lay = layout(trace)
+    head = 70
+    width = max(lay["width"], 700)
+    height = lay["height"] + head
+    failure = trace["failure"]
+    fail = ("FAIL [" + failure["kind"] + "] " + failure["line"]) if failure else "passed"
+    legend, lx = [], 110
+    for c in lay["classes"]:
+        legend.append(f'<rect x="{lx}" y="52" width="14" height="10" fill="{lay["colour"][c]}"/>'
+                      f'<text x="{lx + 18}" y="61">{esc(c)}</text>')
+        lx += 30 + 7 * len(c)
+    return (f'<svg xmlns="{SVG_NS}" class="timeline" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}"><style>{CSS_SVG}</style>'
+            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff"/>'
+            f'<text x="6" y="18" style="font-size:14px;font-weight:bold">'
+            f'flowcheck timeline: {esc(trace["scenario"])}</text>'
+            f'<text x="6" y="38" style="fill:#c00">{esc(fail)}</text>'
+            f'<text x="6" y="61">lock classes:</text>{"".join(legend)}'
+            f'<g transform="translate(0,{head})">{"".join(lay["svg"])}</g></svg>\n')
+
+
+def render(trace):
+    """The self-contained HTML page."""
+    lay = layout(trace)
+    svg = ([f'<svg class="timeline" width="{lay["width"]}" height="{lay["height"]}" '
+            f'viewBox="0 0 {lay["width"]} {lay["height"]}" role="img">'] + lay["svg"] + ["</svg>"])
+    colour, classes, names = lay["colour"], lay["classes"], lay["names"]
+    threads, steps, failure = trace["threads"], trace["steps"], trace["failure"]
     legend = "".join(f'<span class="legend-item"><span class="swatch" style="background:{colour[c]}">'
                      f'&#160;</span>{esc(c)}</span>' for c in classes) or "no lock was held"
     params = " ".join(f"{k}={v}" for k, v in sorted(trace.get("params", {}).items()))
@@ -213,14 +261,7 @@ h1 {{ font-size: 17px; margin: 0 0 6px 0; }}
 .legend-item {{ margin-right: 14px; white-space: nowrap; }}
 .swatch {{ display: inline-block; width: 14px; height: 10px; margin-right: 4px; }}
 .scroll {{ overflow-x: auto; border: 1px solid #ddd; margin: 8px 0 16px 0; }}
-svg.timeline text {{ font: 11px sans-serif; fill: #222; }}
-svg.timeline text.axis {{ text-anchor: middle; fill: #777; }}
-.lane0 {{ fill: #f7f7f7; }} .lane1 {{ fill: #ececec; }}
-.run {{ fill: #b0b0b0; }}
-.point {{ fill: #333; }}
-.state-same {{ fill: #e8eef7; }} .state-changed {{ fill: #8fb3e0; }}
-.failure-marker line {{ stroke: #d00; stroke-width: 2; }}
-.failure-marker text {{ fill: #d00; font-weight: bold; }}
+{CSS_SVG}
 table {{ border-collapse: collapse; }}
 td {{ border-top: 1px solid #e4e4e4; padding: 2px 10px 2px 0; vertical-align: top; }}
 tr.failing td {{ background: #fde0e0; }}
@@ -245,11 +286,17 @@ tr.failing td {{ background: #fde0e0; }}
 
 
 def main(argv):
+    svg_out = None
+    if len(argv) == 4 and argv[1].startswith("--svg="):
+        svg_out = argv[1][len("--svg="):]
+        argv = argv[:1] + argv[2:]
     if len(argv) != 3:
-        print("usage: tools/timeline.py TRACE.json OUT.html", file=sys.stderr)
+        print("usage: tools/timeline.py [--svg=OUT.svg] TRACE.json OUT.html", file=sys.stderr)
         return 2
     try:
-        page = render(load(argv[1]))
+        trace = load(argv[1])
+        page = render(trace)
+        svg = render_svg(trace) if svg_out else None
     except TraceError as e:
         print(f"timeline: {e}", file=sys.stderr)
         return 2
@@ -258,6 +305,8 @@ def main(argv):
         return 2
     try:
         atomic.write_atomic(argv[2], page)
+        if svg_out:
+            atomic.write_atomic(svg_out, svg)
     except atomic.WriteError as e:
         print(f"timeline: {e}", file=sys.stderr)
         return 3
