@@ -21,6 +21,9 @@ namespace {
 constexpr int kMaxCandidateRuns = 4000;
 // Executions of one bounded search (Minimizer::Try).
 constexpr uint64_t kSearchExecutions = 200;
+// A hexadecimal number this long is an address (heap and stack addresses
+// print with 12 digits); shorter ones (a flow_mask 0x3) are values.
+constexpr size_t kAddressDigits = 8;
 
 std::vector<std::string> Split(const std::string& list) {
   std::vector<std::string> out;
@@ -322,10 +325,14 @@ std::string FailureMarker(const std::string& kind, const std::string& line) {
   std::string m = "[" + kind + "] ";
   const std::string thread = "thread ";
   for (size_t i = 0; i < line.size();) {
-    if (line.compare(i, 2, "0x") == 0 && i + 2 < line.size() && std::isxdigit(static_cast<unsigned char>(line[i + 2]))) {
-      m += "0x?";
-      for (i += 2; i < line.size() && std::isxdigit(static_cast<unsigned char>(line[i]));) ++i;
-      continue;
+    if (line.compare(i, 2, "0x") == 0) {
+      size_t j = i + 2;
+      while (j < line.size() && std::isxdigit(static_cast<unsigned char>(line[j]))) ++j;
+      if (j - (i + 2) >= kAddressDigits) {  // an address; a short value stays
+        m += "0x?";
+        i = j;
+        continue;
+      }
     }
     if (line.compare(i, thread.size(), thread) == 0) {
       size_t j = i + thread.size();

@@ -41,8 +41,9 @@ namespace sched {
 
 // What must stay the same for a candidate to count as the same failure: the
 // failure kind, and the FAIL line's text with what legitimately differs
-// between runs made equal: every hexadecimal address (0x...) becomes "0x?"
-// and every lockcheck thread id ("thread 17 \"name\"": ids count up over a
+// between runs made equal: every hexadecimal address (0x and 8 or more hex
+// digits; a shorter 0x value such as a mask stays) becomes "0x?" and every
+// lockcheck thread id ("thread 17 \"name\"": ids count up over a
 // process's executions) becomes "thread ?". Everything else (thread names,
 // lock classes, the check's text, file, line and other numbers) must match.
 std::string FailureMarker(const std::string& kind, const std::string& line);

@@ -11,17 +11,22 @@ namespace {
 
 TEST(FailureMarker, BlanksAddressesAndLockcheckThreadIdsOnly) {
   const std::string a = sched::FailureMarker(
-      "lockcheck", "lock-order-inversion on &s->a (0x5622aa) in thread 19 \"ab\"");
+      "lockcheck", "lock-order-inversion on &s->a (0x5622aa0c11f0) in thread 19 \"ab\"");
   const std::string b = sched::FailureMarker(
-      "lockcheck", "lock-order-inversion on &s->a (0x7fff01) in thread 203 \"ab\"");
+      "lockcheck", "lock-order-inversion on &s->a (0x7fff01e2c8) in thread 203 \"ab\"");
   EXPECT_EQ(a, b);
   EXPECT_EQ(a, "[lockcheck] lock-order-inversion on &s->a (0x?) in thread ? \"ab\"");
   // Everything else counts: thread names, other numbers, the kind.
-  EXPECT_NE(a, sched::FailureMarker("lockcheck", "lock-order-inversion on &s->a (0x1) in "
+  EXPECT_NE(a, sched::FailureMarker("lockcheck", "lock-order-inversion on &s->a (0x11111111) in "
                                                  "thread 19 \"ba\""));
   EXPECT_NE(sched::FailureMarker("check", "ops-1 set bit 0"),
             sched::FailureMarker("check", "ops-1 set bit 1"));
   EXPECT_NE(sched::FailureMarker("check", "x"), sched::FailureMarker("deadlock", "x"));
+  // A short hexadecimal number is a value (a mask), not an address.
+  EXPECT_EQ(sched::FailureMarker("check", "flow_mask 0x3 at 0x7ffd5b1c2a40"),
+            "[check] flow_mask 0x3 at 0x?");
+  EXPECT_NE(sched::FailureMarker("check", "flow_mask 0x3"),
+            sched::FailureMarker("check", "flow_mask 0x1"));
   // "thread" followed by a number but no name is not a lockcheck id.
   EXPECT_EQ(sched::FailureMarker("check", "thread 3 of 4"), "[check] thread 3 of 4");
 }

@@ -25,7 +25,7 @@ check() {  # check DESCRIPTION EXPECTED_RC ACTUAL_RC OUTPUT_FILE PATTERN...
   echo "ok: $what"
 }
 # The FAIL line with lockcheck thread ids and addresses blanked (the marker).
-marker() { grep -m1 '^flowcheck: FAIL ' "$1" | sed -E 's/thread [0-9]+ "/thread ? "/g; s/0x[0-9a-f]+/0x?/g'; }
+marker() { grep -m1 '^flowcheck: FAIL ' "$1" | sed -E 's/thread [0-9]+ "/thread ? "/g; s/0x[0-9a-f]{8,}/0x?/g'; }
 # count FILE WHAT: the number after WHAT on the "after:" line.
 count() { sed -nE "s/^flowcheck: minimize: $2: .*$3 ([0-9]+).*/\1/p" "$1"; }
 

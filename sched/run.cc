@@ -234,6 +234,7 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
     const std::string path = Absolute(flowcheck::ResolveUserPath(o.trace_out));
     result.trace_error = flowcheck::WriteFileAtomically(
         path, TraceJson(trace, o.scenario, o.params, result.last_trace_hash));
+    result.trace = std::move(trace);
     if (result.trace_error.empty()) {
       result.trace_path = path;
       print.Line("flowcheck: trace written: " + path);

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "sched/schedule_file.h"
+#include "sched/trace_out.h"
 
 namespace sched {
 
@@ -118,6 +119,7 @@ struct RunResult {
   uint64_t last_steps = 0;  // decisions in the last execution
   bool dfs_exhausted = false;  // dfs ran every schedule within its bound
   std::vector<ScheduledDecision> decisions;  // of the last execution
+  Trace trace;              // what was written to trace_out (when set)
   std::string trace_path;   // the trace written ("" if none)
   std::string trace_error;  // why it could not be written ("" if it was)
   std::string output;  // everything printed
