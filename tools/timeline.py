@@ -171,7 +171,9 @@ def layout(trace):
                    f'height="{BAR_H}" fill="{colour[cls]}"><title>{esc(names[t])} holds '
                    f'{esc(cls)} after steps {first}-{last}</title></rect>')
     prev = json.dumps(trace["initial"].get("state"), sort_keys=True)
-    svg.append(f'<text class="lane-name" x="6" y="{state_y + 13}">state</text>')
+    probed = any(s.get("state") is not None for s in steps)
+    svg.append(f'<text class="lane-name" x="6" y="{state_y + 13}">'
+               f'{"state" if probed else "state (no probe)"}</text>')
     for i, s in enumerate(steps):
         cur = json.dumps(s.get("state"), sort_keys=True)
         changed = "changed" if cur != prev else "same"
