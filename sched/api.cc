@@ -56,6 +56,10 @@ void Fail(const std::string& message) {
   rt->Fail(message);
 }
 
+void SetStateProbe(std::function<std::string()> probe) {
+  if (internal::Runtime* rt = Running()) rt->SetStateProbe(std::move(probe));
+}
+
 bool UnderControl() { return CurrentThread() >= 0; }
 
 ThreadId CurrentThread() {

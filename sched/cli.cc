@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/atomic_file.h"
+#include "sched/minimize.h"
 #include "sched/run.h"
 #include "sched/schedule_file.h"
 
@@ -79,6 +80,7 @@ int Main(int argc, char** argv, const char* target) {
   o.target = target;
   o.max_executions = 1000;
   bool executions_given = false;
+  bool minimize = false;
   std::string scenario, replay;
   ScenarioParams given;
   for (int i = 1; i < argc; ++i) {
@@ -125,6 +127,10 @@ int Main(int argc, char** argv, const char* target) {
       o.schedule_out = value;
     } else if (flag == "--replay") {
       replay = value;
+    } else if (arg == "--minimize") {
+      minimize = true;
+    } else if (flag == "--trace_out" && !value.empty()) {
+      o.trace_out = value;
     } else {
       return Usage("bad argument '" + arg + "'");
     }
@@ -140,6 +146,7 @@ int Main(int argc, char** argv, const char* target) {
     o.seed = o.replay.seed;
     if (!o.replay.backend.empty()) o.backend = o.replay.backend;
   }
+  if (minimize && replay.empty()) return Usage("--minimize needs --replay=FILE (the failing schedule)");
   if (scenario.empty()) return Usage("--scenario=NAME or --replay=FILE is required");
   const ScenarioSpec* spec = FindScenario(scenario);
   if (spec == nullptr) return Usage("no scenario '" + scenario + "' in this binary");
@@ -148,9 +155,11 @@ int Main(int argc, char** argv, const char* target) {
   std::function<void()> setup = spec->make(o.params, &error);
   if (!setup) return Usage(error);
   o.scenario = spec->name;
+  if (minimize) return MinimizeSchedule(*spec, o.replay_path, o.replay, o, stderr);
   const RunResult r = Run(o, setup);
   if (r.usage_error) return 2;
   if (r.failed && !r.schedule_error.empty()) return 3;
+  if (!r.trace_error.empty()) return 3;
   return r.failed ? 1 : 0;
 }
 

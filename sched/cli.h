@@ -11,10 +11,15 @@
 // --max_preemptions=N (dfs, 2; -1 unbounded); --executions=N (1000; dfs 0 =
 // until exhausted); --max_steps=N (10000); --lockcheck_reports=end|defer|record;
 // --backend=fiber|baton; --schedule_out=PATH; --replay=FILE; --quiet (no
-// per-execution trace hash lines).
+// per-execution trace hash lines); --trace_out=FILE.json (the trace of the
+// failing or last execution, trace_out.h, for tools/timeline.py);
+// --minimize (with --replay=FILE: write FILE's minimized schedule beside it,
+// minimize.h).
 // Exit status: 0 no failure; 1 a failure was found or reproduced (or the
-// replay diverged); 2 usage error or unusable schedule file; 3 the failing
-// schedule could not be written.
+// replay diverged; with --minimize: the minimized schedule was written and
+// reproduces); 2 usage error or unusable schedule file (with --minimize:
+// also an input that does not reproduce its failure); 3 the failing
+// schedule, the trace or the minimized schedule could not be written.
 #ifndef FLOWCHECK_SCHED_CLI_H_
 #define FLOWCHECK_SCHED_CLI_H_
 

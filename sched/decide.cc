@@ -100,6 +100,7 @@ int Runtime::Choose(Thread* me, PointKind kind, const void* lock, const char* la
     return -1;
   }
   ev.chosen = c;
+  if (outcome_.trace.recording) TraceDecision(me, kind, lock, label, c, runnable);
   ++steps_;
   outcome_.decisions.push_back({c, runnable});
   Hash(static_cast<uint64_t>(kind) | static_cast<uint64_t>(d.current + 1) << 8 |
@@ -245,6 +246,11 @@ void Runtime::OnLockcheckReport(const lockcheck::Report& report) {
     return;
   }
   SetFailure("lockcheck", line, text);
+}
+
+void Runtime::SetStateProbe(std::function<std::string()> probe) {
+  IgnoreScope ignore;
+  probe_ = std::move(probe);
 }
 
 int Runtime::CurrentId() {

@@ -1,9 +1,11 @@
 // sched/examples.cc: small lockcheck-only scenarios, registered for
 // //sched:sched_examples and used by sched's tests. Each is kernel-style code
 // (spinlock_t, spin_lock, ...) with or without a real concurrency bug.
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "lockcheck/irq.h"
@@ -38,6 +40,12 @@ bool ChoiceParam(const ScenarioParams& p, const char* key, const char* a, const 
   }
   *is_a = v == a;
   return true;
+}
+
+std::string HexMask(unsigned long mask) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%lx", mask);
+  return buf;
 }
 
 // ---- bitmap_alloc: a test-then-set that drops the lock in between ----------
@@ -83,6 +91,9 @@ const bool kBitmap = RegisterScenario(
            Spawn("alloc-" + std::to_string(i),
                  [b, i, split] { b->got[i] = split ? AllocSplit(b.get()) : AllocAtomic(b.get()); });
          }
+         SetStateProbe([b]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+           return "{\"mask\":\"" + HexMask(b->mask) + "\"}";
+         });
          AtEnd([b, threads] {
            for (int i = 0; i < threads; ++i) {
              for (int j = i + 1; j < threads; ++j) {
@@ -91,6 +102,107 @@ const bool kBitmap = RegisterScenario(
                                                        std::to_string(b->got[i]));
              }
            }
+         });
+       };
+     }});
+
+// ---- bitmap_ops: threads run op lists over one bitmap ----------------------
+// Parameters ops.0 .. ops.3: each thread's ops, comma-separated (the form
+// the minimizer shrinks): alloc (test and set under one lock hold),
+// alloc_split (the bug of bitmap_alloc: the lock is dropped between test and
+// set), free (frees the thread's most recent bit), nop (lock and unlock: a
+// padding op). Every alloc checks that nobody else owned the bit it set.
+constexpr int kOpsThreads = 4;
+enum class BitOp { kAlloc, kAllocSplit, kFree, kNop };
+
+struct OwnedBitmap {
+  spinlock_t lock;
+  unsigned long mask ABSL_GUARDED_BY(lock) = 0;
+  int owner[64] ABSL_GUARDED_BY(lock);
+};
+
+void RunBitOps(OwnedBitmap* b, int me, const std::vector<BitOp>& ops) {
+  std::vector<int> mine;
+  for (BitOp op : ops) {
+    spin_lock(&b->lock);
+    if (op == BitOp::kNop) {
+      spin_unlock(&b->lock);
+      continue;
+    }
+    if (op == BitOp::kFree) {
+      if (!mine.empty()) {
+        b->mask &= ~(1ul << mine.back());
+        b->owner[mine.back()] = -1;
+        mine.pop_back();
+      }
+      spin_unlock(&b->lock);
+      continue;
+    }
+    const int bit = __builtin_ctzl(~b->mask);
+    if (op == BitOp::kAllocSplit) {
+      spin_unlock(&b->lock);
+      spin_lock(&b->lock);
+    }
+    b->mask |= 1ul << bit;
+    const int previous = b->owner[bit];
+    b->owner[bit] = me;
+    spin_unlock(&b->lock);
+    mine.push_back(bit);
+    SCHED_CHECK(previous < 0, "ops-" + std::to_string(me) + " set bit " + std::to_string(bit) +
+                                  " that ops-" + std::to_string(previous) + " owns");
+  }
+}
+
+bool ParseBitOps(const std::string& list, std::vector<BitOp>* out, std::string* error) {
+  size_t start = 0;
+  while (!list.empty() && start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string op = list.substr(start, comma - start);
+    if (op == "alloc") {
+      out->push_back(BitOp::kAlloc);
+    } else if (op == "alloc_split") {
+      out->push_back(BitOp::kAllocSplit);
+    } else if (op == "free") {
+      out->push_back(BitOp::kFree);
+    } else if (op == "nop") {
+      out->push_back(BitOp::kNop);
+    } else {
+      *error = "unknown op '" + op + "' (alloc, alloc_split, free, nop)";
+      return false;
+    }
+    start = comma + 1;
+  }
+  return true;
+}
+
+const bool kBitmapOps = RegisterScenario(
+    {"bitmap_ops",
+     "4 threads run op lists ops.0..ops.3 (alloc, alloc_split: the bug, free, nop) on one bitmap",
+     {{"ops.0", "alloc,free"}, {"ops.1", "alloc,free"}, {"ops.2", ""}, {"ops.3", ""}},
+     [](const ScenarioParams& p, std::string* error) -> std::function<void()> {
+       std::vector<std::vector<BitOp>> ops(kOpsThreads);
+       for (int t = 0; t < kOpsThreads; ++t) {
+         if (!ParseBitOps(p.at("ops." + std::to_string(t)), &ops[t], error)) return nullptr;
+       }
+       return [ops] {
+         auto b = std::make_shared<OwnedBitmap>();
+         spin_lock_init(&b->lock);
+         [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {  // no thread runs yet
+           for (int& o : b->owner) o = -1;
+         }();
+         for (int t = 0; t < kOpsThreads; ++t) {
+           Spawn("ops-" + std::to_string(t), [b, t, mine = ops[t]] { RunBitOps(b.get(), t, mine); });
+         }
+         // The timeline's state row: the mask and who owns each set bit.
+         SetStateProbe([b]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+           std::string owners;
+           for (int i = 0; i < 64; ++i) {
+             if (b->owner[i] < 0) continue;
+             owners += (owners.empty() ? "" : ",") + std::string("\"") + std::to_string(i) +
+                       "\":\"ops-" + std::to_string(b->owner[i]) + "\"";
+           }
+           return "{\"mask\":\"" + HexMask(b->mask) + "\",\"owners\":{" + owners + "}}";
          });
        };
      }});

@@ -19,6 +19,7 @@
 #include "sched/sanitizers.h"
 #include "sched/strategy.h"
 #include "sched/switcher.h"
+#include "sched/trace_out.h"
 
 namespace sched {
 namespace {
@@ -93,7 +94,8 @@ std::unique_ptr<Strategy> MakeStrategy(const Options& o, std::string* error) {
   }
   if (o.strategy == "dfs") return MakeDfsStrategy(o.max_preemptions, o.max_executions);
   if (o.strategy == "replay") return MakeReplayStrategy(o.replay.decisions);
-  *error = "unknown strategy '" + o.strategy + "' (random, pct, dfs or replay)";
+  if (o.strategy == "guided") return MakeGuidedStrategy(o.replay.decisions);
+  *error = "unknown strategy '" + o.strategy + "' (random, pct, dfs, replay or guided)";
   return nullptr;
 }
 
@@ -144,12 +146,16 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
   lockcheck::SetScheduleHook(&Hook, &runtime);
   lockcheck::ReportHandler previous_handler = lockcheck::SetReportHandler(&ReportHandler);
 
+  Trace trace;  // of the last execution, when recorded
   for (uint64_t i = 0; strategy->BeginExecution(i); ++i) {
     internal::Outcome e = runtime.RunExecution(setup);
     strategy->EndExecution(e.steps, e.threads);
     result.executions = i + 1;
     result.last_trace_hash = e.trace_hash;
     result.last_steps = e.steps;
+    result.decisions = e.decisions;
+    trace = std::move(e.trace);
+    if (e.failed && o.wanted_failure && !o.wanted_failure(e.kind, e.line)) e.failed = false;
     if (replay) {
       const Schedule& s = o.replay;
       std::string diverged;
@@ -182,7 +188,7 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
       if (replay) {
         print.Line("flowcheck: replayed schedule: " + o.replay_path);
         print.Line("flowcheck: rerun: tools/reproduce.sh " + o.replay_path);
-      } else {
+      } else if (o.write_schedule) {
         Schedule s;
         s.scenario = o.scenario;
         s.params = o.params;
@@ -224,6 +230,18 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
   }
   print.Line(strategy->Summary(result.executions, result.failed));
   result.dfs_exhausted = strategy->exhausted();
+  if (!o.trace_out.empty() && result.executions > 0) {
+    const std::string path = Absolute(flowcheck::ResolveUserPath(o.trace_out));
+    result.trace_error = flowcheck::WriteFileAtomically(
+        path, TraceJson(trace, o.scenario, o.params, result.last_trace_hash));
+    result.trace = std::move(trace);
+    if (result.trace_error.empty()) {
+      result.trace_path = path;
+      print.Line("flowcheck: trace written: " + path);
+    } else {
+      print.Line("flowcheck: sched: " + result.trace_error);
+    }
+  }
 
   lockcheck::SetReportHandler(previous_handler);
   lockcheck::SetScheduleHook(nullptr, nullptr);

@@ -46,8 +46,10 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sched/schedule_file.h"
+#include "sched/trace_out.h"
 
 namespace sched {
 
@@ -57,7 +59,9 @@ struct Options {
   std::map<std::string, std::string> params;
   std::string target;  // Bazel target that can replay it, if any
 
-  // "random", "pct", "dfs" or "replay" (then `replay` holds the schedule).
+  // "random", "pct", "dfs" or "replay" (then `replay` holds the schedule);
+  // "guided" (the minimizer's lenient replay of `replay.decisions`,
+  // strategy.h).
   std::string strategy = "random";
   uint64_t seed = 1;
   int pct_depth = 3;
@@ -86,6 +90,16 @@ struct Options {
   // Empty: $TEST_UNDECLARED_OUTPUTS_DIR under `bazel test`, else the
   // directory the user ran the command in.
   std::string schedule_out;
+  // False: a failure writes no schedule file (the minimizer's candidate runs
+  // write their own; RunResult::decisions has the list).
+  bool write_schedule = true;
+  // When set, a failure it rejects (by kind and FAIL line text) counts as a
+  // passing execution and the strategy goes on: the minimizer searches for
+  // one failure marker only.
+  std::function<bool(const std::string& kind, const std::string& line)> wanted_failure;
+  // Non-empty: the trace of the failing execution (or of the last one, if
+  // none failed) is written there as JSON (trace_out.h), atomically.
+  std::string trace_out;
 
   // 0: only failures and the summary; 1: also every execution's trace hash.
   int verbosity = 1;
@@ -104,6 +118,10 @@ struct RunResult {
   uint64_t last_trace_hash = 0;
   uint64_t last_steps = 0;  // decisions in the last execution
   bool dfs_exhausted = false;  // dfs ran every schedule within its bound
+  std::vector<ScheduledDecision> decisions;  // of the last execution
+  Trace trace;              // what was written to trace_out (when set)
+  std::string trace_path;   // the trace written ("" if none)
+  std::string trace_error;  // why it could not be written ("" if it was)
   std::string output;  // everything printed
 };
 

@@ -57,6 +57,8 @@ Outcome Runtime::RunExecution(const std::function<void()>& setup) {
     current_ = nullptr;
     failed_ = false;
     outcome_ = Outcome();
+    outcome_.trace.recording = !options_.trace_out.empty();
+    probe_ = nullptr;
     deferred_kind_.clear();
     steps_ = 0;
     hash_ = 0xcbf29ce484222325ull;
@@ -77,6 +79,10 @@ Outcome Runtime::RunExecution(const std::function<void()>& setup) {
     if (first >= 0) current_ = threads_[first].get();
   }
   if (first >= 0) SwitchFromController(threads_[first]->ctx);
+  if (outcome_.trace.recording) {
+    IgnoreScope ignore;
+    TraceEnd();  // the state where the last thread stopped, before any unwinding
+  }
   CancelRemaining();
   // Every thread has ended: their whole runs happen before the checks.
   for (auto& t : threads_) TsanAcquire(&t->join_token);
@@ -95,6 +101,7 @@ Outcome Runtime::RunExecution(const std::function<void()>& setup) {
   for (char c : outcome_.kind) Hash(static_cast<unsigned char>(c));
   outcome_.failed = failed_;
   outcome_.trace_hash = hash_;
+  probe_ = nullptr;  // the scenario's state goes with the execution
   outcome_.steps = steps_;
   return std::move(outcome_);
 }
@@ -153,6 +160,7 @@ ThreadId Runtime::Spawn(std::string name, std::function<void()> body, ThreadOpti
     t->lc = lockcheck::CreateLogicalThread(t->name.c_str());
     t->ctx = switcher_->Create(&Runtime::ThreadMain, t, t->name.c_str());
     threads_.push_back(std::move(owned));
+    if (outcome_.trace.recording) outcome_.trace.threads.push_back({t->name, options.interrupts});
     strategy_->OnSpawn(t->id);
     Hash(0x5ba3);
     for (char c : t->name) Hash(static_cast<unsigned char>(c));
@@ -235,6 +243,14 @@ void Runtime::SetFailure(const std::string& kind, const std::string& line,
   outcome_.kind = kind;
   outcome_.line = line;
   outcome_.report = report;
+  if (outcome_.trace.recording) {
+    Trace& tr = outcome_.trace;
+    tr.failed = true;
+    tr.failure_kind = kind;
+    tr.failure_line = line;
+    tr.failure_after_step = static_cast<int64_t>(steps_) - 1;
+    tr.failure_thread = current_ != nullptr ? current_->id : -1;
+  }
   if (!deferred_kind_.empty() && kind != "lockcheck") {
     outcome_.report += "\nlockcheck also reported, earlier in this execution:\n" + deferred_report_;
   }

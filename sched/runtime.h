@@ -25,6 +25,7 @@
 #include "sched/sched.h"
 #include "sched/strategy.h"
 #include "sched/switcher.h"
+#include "sched/trace_out.h"
 
 namespace sched {
 namespace internal {
@@ -83,6 +84,7 @@ struct Outcome {
   uint64_t steps = 0;
   int threads = 0;
   std::vector<ScheduledDecision> decisions;
+  Trace trace;  // recorded when Options::trace_out is set
 };
 
 class Runtime {
@@ -102,6 +104,7 @@ class Runtime {
   [[noreturn]] void Fail(const std::string& message);
   void OnLockcheckReport(const lockcheck::Report& report);
   int CurrentId();
+  void SetStateProbe(std::function<std::string()> probe);
 
  private:
   static void ThreadMain(void* arg);
@@ -128,6 +131,13 @@ class Runtime {
   std::string DeadlockReport() const;
   std::string StepBoundReport() const;
 
+  // trace_record.cc: the trace (trace_out.h), when Options::trace_out is set.
+  void TraceDecision(const Thread* me, PointKind kind, const void* lock, const char* label,
+                     int chosen, uint64_t runnable);
+  void TraceEnd();
+  void TraceAfter(HeldLocks* held, std::string* state, bool* has_state);
+  void TraceHeld(HeldLocks* held);
+
   const Options& options_;
   Strategy* const strategy_;
   Switcher* const switcher_;
@@ -144,6 +154,7 @@ class Runtime {
   uint64_t steps_ = 0;
   uint64_t hash_ = 0;
   std::vector<const void*> locks_seen_;  // lock -> index: first appearance
+  std::function<std::string()> probe_;   // sched::SetStateProbe
   static constexpr int kEventRing = 24;
   Event events_[kEventRing];
 };

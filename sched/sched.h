@@ -86,6 +86,16 @@ void AtEnd(std::function<void()> check);
 // leads the report. In a logical thread, from setup or from an AtEnd check.
 [[noreturn]] void Fail(const std::string& message);
 
+// Installs the scenario's state probe for this execution (call it from the
+// setup). When a trace is recorded (--trace_out, --timeline) the probe is
+// called after every step, with every logical thread stopped, and its text
+// is shown under that step in the timeline. It must return a small JSON
+// object, e.g. {"flow_mask":"0x3","queues":{"flow":"qp1"}}, only read state
+// (no locks, no sched calls: it runs inside a decision) and keep what it
+// captures alive itself (a shared_ptr to the state). Without a trace it is
+// never called. Outside a run: a no-op.
+void SetStateProbe(std::function<std::string()> probe);
+
 // True in a logical thread of a running controlled execution.
 bool UnderControl();
 

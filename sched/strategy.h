@@ -1,7 +1,7 @@
 // sched/strategy.h: the one interface every exploration strategy implements
 // (the shape of awslabs/shuttle's Scheduler), and the factories, one file
 // each: random_strategy.cc, pct_strategy.cc, dfs_strategy.cc,
-// replay_strategy.cc.
+// replay_strategy.cc, guided_strategy.cc.
 //
 // The runtime asks the strategy, at every decision point, which runnable
 // thread goes next. It records every answer itself (the decision list of the
@@ -80,6 +80,11 @@ std::unique_ptr<Strategy> MakeDfsStrategy(int max_preemptions, uint64_t max_exec
 
 // Follows `decisions` exactly, once.
 std::unique_ptr<Strategy> MakeReplayStrategy(std::vector<ScheduledDecision> decisions);
+
+// Once, leniently (the minimizer's candidates): at decision i the thread of
+// decisions[i] if it is runnable, else the current thread if it can go on,
+// else the lowest runnable thread. Never reports a divergence.
+std::unique_ptr<Strategy> MakeGuidedStrategy(std::vector<ScheduledDecision> decisions);
 
 namespace internal {
 

@@ -18,6 +18,20 @@
 # Relative paths are taken from the directory you run it in.
 # --signature [--strict] [--target=NAME] FILE: prints FILE's crash signature,
 # one line, as the campaign groups crashes (tools/signature.py).
+#
+# Schedule files (first line `flowcheck-schedule ...`, written by a
+# scheduled run: docs/sched.md) are replayed by the binary of their `target`
+# line, built in the config of their `sanitizer` line, as `BIN --replay=FILE`
+# (exit 1 reproduced, 0 passes, 2 unusable file, 3 build failed). Two
+# options apply to them only:
+#   --minimize           write FILE's minimized schedule beside it, as
+#                        <name>.min.schedule (same failure marker, fewer ops
+#                        and preemptions; never over FILE): exit 1 written
+#                        and reproduced, 2 FILE does not reproduce.
+#   --timeline=PAGE.html record the replay's trace (PAGE minus .html, plus
+#                        .trace.json) and draw it as one self-contained page
+#                        with tools/timeline.py (exit 3 if either cannot be
+#                        written; else the replay's status).
 set -euo pipefail
 here=$(pwd)
 for a in "$@"; do
@@ -27,16 +41,61 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 config=()
 args=()
+sched_args=()
+timeline=""
+file=""
 for a in "$@"; do
   case "$a" in
+    --minimize) sched_args+=("$a") ;;
+    --timeline=/*.html) timeline="${a#--timeline=}" ;;
+    --timeline=?*.html) timeline="$here/${a#--timeline=}" ;;
+    --timeline=*) echo "reproduce.sh: --timeline=PAGE.html names an .html file" >&2; exit 2 ;;
     --config=*) config=("$a") ;;
     --emit_gtest=/*) args+=("$a") ;;
     --emit_gtest=?*) args+=("--emit_gtest=$here/${a#--emit_gtest=}") ;;
     -*) args+=("$a") ;;
-    /*) args+=("$a") ;;
-    *) args+=("$here/$a") ;;
+    /*) args+=("$a"); file="$a" ;;
+    *) args+=("$here/$a"); file="$here/$a" ;;
   esac
 done
+
+if [ -n "$file" ] && [ -f "$file" ] && head -n 1 "$file" | grep -q '^flowcheck-schedule '; then
+  target=$(sed -n 's/^target //p' "$file" | head -n 1)
+  sanitizer=$(sed -n 's/^sanitizer //p' "$file" | head -n 1)
+  case "$sanitizer" in
+    tsan|asan) config=("--config=$sanitizer") ;;
+    none|"") config=() ;;
+    *) echo "reproduce.sh: $file: unknown sanitizer '$sanitizer'" >&2; exit 2 ;;
+  esac
+  case "$target" in
+    //*:*) ;;
+    *) echo "reproduce.sh: $file: no usable 'target //pkg:name' line" >&2; exit 2 ;;
+  esac
+  log=$(mktemp)
+  trap 'rm -f "$log"' EXIT
+  if ! bazel build "${config[@]}" --ui_event_filters=-info,-stdout --noshow_progress \
+      "$target" 2>"$log" || ! bin_dir=$(bazel info "${config[@]}" bazel-bin 2>"$log"); then
+    cat "$log" >&2
+    echo "reproduce.sh: building $target failed (exit 3; the schedule was not replayed)" >&2
+    exit 3
+  fi
+  pkg=${target#//}
+  bin="$bin_dir/${pkg%%:*}/${pkg#*:}"
+  if [ -z "$timeline" ]; then
+    exec "$bin" --replay="$file" "${sched_args[@]}"
+  fi
+  trace="${timeline%.html}.trace.json"
+  rc=0
+  "$bin" --replay="$file" "${sched_args[@]}" --trace_out="$trace" || rc=$?
+  if [ "$rc" -ne 2 ] && [ "$rc" -ne 3 ]; then
+    python3 tools/timeline.py "$trace" "$timeline" || exit 3
+  fi
+  exit "$rc"
+fi
+if [ ${#sched_args[@]} -gt 0 ] || [ -n "$timeline" ]; then
+  echo "reproduce.sh: --minimize and --timeline apply to schedule files only" >&2
+  exit 2
+fi
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
