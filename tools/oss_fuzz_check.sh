@@ -3,7 +3,7 @@
 # the OSS-Fuzz build environment on this machine, offline, and checks its
 # outputs the way ClusterFuzz uses them.
 #
-#   tools/oss_fuzz_check.sh [--sanitizers=address,undefined] [--seconds=10]
+#   tools/oss_fuzz_check.sh [--sanitizers=address,undefined,coverage] [--seconds=10]
 #   tools/oss_fuzz_check.sh --verify=OUT --targets=T1,T2 [--seconds=10]
 #                           (only the checks, on an $OUT made elsewhere)
 #
@@ -22,13 +22,15 @@
 #   3. each binary runs --seconds (10) on its unpacked seed zip, with
 #      -dict=T.dict and every key = value of T.options' [libfuzzer] section
 #      as -key=value, as ClusterFuzz runs it; UBSAN_OPTIONS as OSS-Fuzz sets it.
+#      A coverage build is not fuzzed, as in ClusterFuzz: it replays the seeds
+#      (-runs=0) and must write an LLVM profile.
 # Any failure prints one "oss_fuzz_check: FAIL [build|missing|crash] ..." line
 # (and the log's tail); at the end a summary and PASS, or exit 1.
 # Exit: 0 pass, 1 a check failed, 2 bad usage.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-sanitizers=address,undefined
+sanitizers=address,undefined,coverage
 seconds=10
 verify_out=""
 verify_targets=""
@@ -38,7 +40,7 @@ for a in "$@"; do
     --seconds=*) seconds="${a#*=}" ;;
     --verify=*) verify_out="${a#*=}" ;;
     --targets=*) verify_targets="${a#*=}" ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "oss_fuzz_check: unknown option: $a (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -86,20 +88,28 @@ verify() {
     n=$(find "$corpus" -type f | wc -l)
     ((n > 0)) || { fail missing "$label: \$OUT/${t}_seed_corpus.zip is empty"; continue; }
     mapfile -t args < <(options_args "$out/$t.options")
-    local rc=0
+    local rc=0 how=(-max_total_time="$seconds")
+    # A coverage build is not fuzzed (it has no coverage feedback for
+    # libFuzzer): ClusterFuzz only replays corpora through it, -runs=0.
+    [ "$label" = coverage ] && how=(-runs=0)
+    mkdir -p "$tmp/profiles/$t"
     (cd "$tmp" && UBSAN_OPTIONS="${UBSAN_OPTIONS:-silence_unsigned_overflow=1}" \
-      timeout -k 5 $((seconds + 60)) "$out/$t" -max_total_time="$seconds" \
+      LLVM_PROFILE_FILE="$tmp/profiles/$t/%p.profraw" \
+      timeout -k 5 $((seconds + 60)) "$out/$t" "${how[@]}" \
         -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
         -artifact_prefix="$tmp/artifacts/$t-" -dict="$out/$t.dict" "${args[@]}" "$corpus") \
       > "$log" 2>&1 || rc=$?
     local execs
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     if ((rc != 0)); then
-      fail crash "$label: $t exited $rc on its seed corpus ($n files, ${args[*]}); log $log:"
+      fail crash "$label: $t exited $rc on its seed corpus ($n files, ${how[*]} ${args[*]}); log $log:"
       tail -n 30 "$log" | sed 's/^/    /'
       summary+=("$label: $t CRASH (exit $rc)")
+    elif [ "$label" = coverage ] && [ -z "$(find "$tmp/profiles/$t" -name '*.profraw' -size +0)" ]; then
+      fail crash "$label: $t replayed its seeds but wrote no coverage profile (not built with -fprofile-instr-generate?)"
+      summary+=("$label: $t NO PROFILE")
     else
-      summary+=("$label: $t ok, $n seeds, ${execs:-?} execs in ${seconds} s, ${args[*]}")
+      summary+=("$label: $t ok, $n seeds, ${execs:-?} execs (${how[*]}), ${args[*]}")
     fi
   done
 }
