@@ -75,9 +75,10 @@ case "$SANITIZER" in
 esac
 
 # Every fuzz target Bazel knows, then those this build can make.
-mapfile -t labels < <(bazel query --repo_env="CC=$CC" \
+bazel query --repo_env="CC=$CC" \
   'attr(tags, "\bfuzzer\b", kind(cc_binary, //...)) except attr(tags, "\bno_campaign\b", //...)' \
-  2>/dev/null)
+  > "$WORK/targets.txt" 2> "$WORK/query.log" || { cat "$WORK/query.log" >&2; die "bazel query failed"; }
+mapfile -t labels < "$WORK/targets.txt"
 ((${#labels[@]})) || die "bazel query found no fuzz target (cc_binary tagged fuzzer)"
 targets=()
 while read -r label state; do
@@ -88,7 +89,7 @@ while read -r label state; do
   fi
 done < <(bazel cquery "${flags[@]}" "set(${labels[*]})" --output=starlark \
   --starlark:expr='str(target.label) + " " + ("incompatible" if "IncompatiblePlatformProvider" in providers(target) else "ok")' \
-  2>/dev/null)
+  2> "$WORK/cquery.log" || { cat "$WORK/cquery.log" >&2; die "bazel cquery failed"; })
 ((${#targets[@]})) || die "no fuzz target can be built with SANITIZER=$SANITIZER"
 
 log "building ${#targets[@]} target(s) with SANITIZER=$SANITIZER: ${targets[*]}"
