@@ -38,6 +38,9 @@ PACKAGES=(
   libclang-rt-14-dev  # sanitizer runtimes and libFuzzer
   llvm                # /usr/bin/llvm-symbolizer: symbolized sanitizer stacks
   lld                 # /usr/bin/ld.lld: links the fuzz config (.bazelrc) without gold's warnings
+  llvm-14             # llvm-profdata-14, llvm-cov-14: tools/coverage.sh
+  zip                 # .clusterfuzzlite/build.sh packs the seed corpora
+  unzip               # tools/oss_fuzz_check.sh unpacks them
   googletest          # /usr/src/googletest -> @com_google_googletest
   libbenchmark-dev    # Google Benchmark -> @com_github_google_benchmark
   patch               # Debian's Abseil patch

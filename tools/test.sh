@@ -16,6 +16,8 @@ python3 tools/selftest_test.py      # the self-test runner's own unit tests
 python3 tools/flowcheck_tools_test.py  # the tools' shared module
 python3 tools/corpus_test.py        # a kill at any moment of a corpus merge loses nothing
 python3 tools/campaign_test.py      # the campaign end to end, with stand-ins for bazel and the binaries
+tools/oss_fuzz_check_test.sh        # the OSS-Fuzz output checks on fabricated $OUT directories
+python3 tools/coverage_test.py      # the coverage summary's figures and format
 
 echo "=== bazel test //... (default config)"
 bazel test //... "$@"
@@ -26,5 +28,10 @@ echo "=== bazel test --config=upstream --config=tsan //... (the kernel's tid_rdm
 bazel test --config=upstream --config=tsan //... "$@"
 echo "=== upstream/prove_real_text.sh (a changed kernel text fails a test)"
 upstream/prove_real_text.sh --config=tsan "$@"
+
+echo "=== tools/oss_fuzz_check.sh (.clusterfuzzlite/build.sh in an emulated OSS-Fuzz environment)"
+tools/oss_fuzz_check.sh
+echo "=== tools/coverage.sh on a tiny corpus (report written, summary line parses)"
+python3 tools/coverage_test.py --run-script ScriptTest
 
 echo "=== all tests passed in the default config, under TSan and in upstream mode under TSan ($(( $(date +%s) - start )) s)"
