@@ -93,7 +93,8 @@ std::unique_ptr<Strategy> MakeStrategy(const Options& o, std::string* error) {
   }
   if (o.strategy == "dfs") return MakeDfsStrategy(o.max_preemptions, o.max_executions);
   if (o.strategy == "replay") return MakeReplayStrategy(o.replay.decisions);
-  *error = "unknown strategy '" + o.strategy + "' (random, pct, dfs or replay)";
+  if (o.strategy == "bytes") return MakeBytesStrategy(o.bytes);
+  *error = "unknown strategy '" + o.strategy + "' (random, pct, dfs, replay or bytes)";
   return nullptr;
 }
 
@@ -199,8 +200,9 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
         s.trace_hash = e.trace_hash;
         s.decisions = e.decisions;
         const std::string path = SchedulePath(o, i);
-        result.schedule_error = WriteScheduleFile(path, s);
-        if (result.schedule_error.empty()) {
+        if (!o.write_schedule) {
+          // The caller's input is the reproduction (a fuzz target's crash file).
+        } else if ((result.schedule_error = WriteScheduleFile(path, s)).empty()) {
           result.schedule_path = path;
           print.Line("flowcheck: schedule written: " + path);
           print.Line("flowcheck: rerun: tools/reproduce.sh " + path);

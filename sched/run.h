@@ -46,6 +46,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sched/schedule_file.h"
 
@@ -57,8 +58,10 @@ struct Options {
   std::map<std::string, std::string> params;
   std::string target;  // Bazel target that can replay it, if any
 
-  // "random", "pct", "dfs" or "replay" (then `replay` holds the schedule).
+  // "random", "pct", "dfs", "replay" (then `replay` holds the schedule) or
+  // "bytes" (then `bytes` holds the decisions: strategy.h).
   std::string strategy = "random";
+  std::vector<uint8_t> bytes;
   uint64_t seed = 1;
   int pct_depth = 3;
   int max_preemptions = 2;         // dfs; -1: unbounded
@@ -86,6 +89,11 @@ struct Options {
   // Empty: $TEST_UNDECLARED_OUTPUTS_DIR under `bazel test`, else the
   // directory the user ran the command in.
   std::string schedule_out;
+  // False: a failure writes no schedule file and prints no "schedule
+  // written"/"rerun" lines (RunResult::schedule_path stays empty). For a
+  // caller whose own input already is the complete reproduction: a fuzz
+  // target's crash file (fuzz/sched_fuzz.cc), which must not litter files.
+  bool write_schedule = true;
 
   // 0: only failures and the summary; 1: also every execution's trace hash.
   int verbosity = 1;
