@@ -87,6 +87,14 @@ std::vector<Seed> SchedSeeds() {
                 {Reserves(31), {F(O::kSetup, 0), F(O::kClear, 0)},
                  {F(O::kSetup, 0), F(O::kSetup, 1), F(O::kFlush, 0), F(O::kRunAllWork)}},
                 {{69, 1}, {11, 1}}),
+      // Both QPs come to prefer flow 0 (each held it once), then set up at
+      // once, t0 preempted inside its setup's exp_lock section (with a
+      // decision point in kern_reserve_flow between its test and its set,
+      // the two would both take flow 0: the split test-then-set mutant).
+      SchedSeed("two-setups-prefer-one-flow", 13,
+                {{F(O::kSetup, 0), F(O::kClear, 0), F(O::kSetup, 0), F(O::kClear, 0)},
+                 {F(O::kSetup, 0), F(O::kClear, 0), F(O::kSetup, 0)}},
+                {{12, 1}, {11, 1}, {2, 1}}),
       // Four threads, RESYNC and wants_flow among setups and work.
       SchedSeed("four-threads-resync", 11,
                 {{F(O::kSetup, 0), MakeOp(O::kResync, 0, 0, 0), F(O::kClearResync, 0),
