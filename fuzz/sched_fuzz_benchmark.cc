@@ -2,7 +2,8 @@
 // figure docs/fuzz.md records: decodes and runs N pseudo-random 'S' inputs
 // (the generator of sched_fuzz_test: 2-4 threads, up to ~100 ops, up to
 // ~400 scheduling bytes), each once as the fuzz target does, and prints
-//   sched_fuzz: N executions in S s: E executions/s (mean decisions D)
+//   sched_fuzz: N executions in S s: E executions/s (mean decisions D; the
+//   oracle compared to the end in K)
 //   bazel run -c opt //fuzz:sched_fuzz_benchmark -- 2000
 //   bazel run --config=fuzz //fuzz:sched_fuzz_benchmark -- 2000
 #include <chrono>
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
     programs.push_back(Decode(b.data(), b.size()).program);
   }
   uint64_t decisions = 0;
+  int oracle_to_end = 0;
   const auto start = std::chrono::steady_clock::now();
   for (const Program& p : programs) {
     const SchedExecResult r = ExecuteSched(p, SchedExecOptions{});
@@ -35,10 +37,13 @@ int main(int argc, char** argv) {
       return 1;
     }
     decisions += r.decisions;
+    oracle_to_end += r.oracle_off.empty();
   }
   const double s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("sched_fuzz: %d executions in %.2f s: %.0f executions/s (mean decisions %.0f)\n", n,
-              s, n / s, static_cast<double>(decisions) / n);
+  std::printf(
+      "sched_fuzz: %d executions in %.2f s: %.0f executions/s (mean decisions %.0f; the oracle "
+      "compared to the end in %d)\n",
+      n, s, n / s, static_cast<double>(decisions) / n, oracle_to_end);
   return 0;
 }
