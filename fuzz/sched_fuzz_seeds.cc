@@ -73,7 +73,10 @@ std::vector<Seed> SchedSeeds() {
                 {Reserves(31), {F(O::kSetup, 0), F(O::kClear, 0)},
                  {F(O::kSetup, 0), F(O::kSetup, 1), F(O::kRunAllWork), F(O::kClear, 0),
                   F(O::kRunAllWork), F(O::kClear, 1)}},
-                {{69, 1}, {11, 1}}),
+                {{101, 1}, {13, 1}}),
+      // Contention on exp_lock: t0 is preempted inside its reserve's
+      // section; t1's reserve reaches exp_lock and waits until t0 leaves.
+      SchedSeed("exp-lock-contention", 15, {Reserves(2), Reserves(2)}, {{2, 1}}),
       // RcvArray waits and grants of two threads, a flush in between.
       SchedSeed("rarr-and-flush-interleaved", 5,
                 {{F(O::kSetup, 0), F(O::kRarrWait, 0), F(O::kFlush, 0), F(O::kClear, 0)},
@@ -86,7 +89,7 @@ std::vector<Seed> SchedSeeds() {
       SchedSeed("flush-strands-next-waiter", 9,
                 {Reserves(31), {F(O::kSetup, 0), F(O::kClear, 0)},
                  {F(O::kSetup, 0), F(O::kSetup, 1), F(O::kFlush, 0), F(O::kRunAllWork)}},
-                {{69, 1}, {11, 1}}),
+                {{101, 1}, {13, 1}}),
       // Both QPs come to prefer flow 0 (each held it once), then set up at
       // once, t0 preempted inside its setup's exp_lock section (with a
       // decision point in kern_reserve_flow between its test and its set,
@@ -94,7 +97,7 @@ std::vector<Seed> SchedSeeds() {
       SchedSeed("two-setups-prefer-one-flow", 13,
                 {{F(O::kSetup, 0), F(O::kClear, 0), F(O::kSetup, 0), F(O::kClear, 0)},
                  {F(O::kSetup, 0), F(O::kClear, 0), F(O::kSetup, 0)}},
-                {{12, 1}, {11, 1}, {2, 1}}),
+                {{14, 1}, {13, 1}, {2, 1}}),
       // Four threads, RESYNC and wants_flow among setups and work.
       SchedSeed("four-threads-resync", 11,
                 {{F(O::kSetup, 0), MakeOp(O::kResync, 0, 0, 0), F(O::kClearResync, 0),

@@ -6,7 +6,9 @@
 //    never the scheduler's "nondeterminism" (the bytes strategy is lenient),
 //    and the same result, events and trace hash when run again;
 //  * the flush hazard seed: a hazard note by default, a failure with strict
-//    (the no-lost-wakeup check is live, and gated like the other hazards).
+//    (the no-lost-wakeup check is live, and gated like the other hazards);
+//  * the seeds reach what they are named for (the FIFO hand-off's order, a
+//    thread waiting for exp_lock while another holds it).
 #include <cstdint>
 #include <random>
 #include <string>
@@ -132,6 +134,29 @@ TEST(SchedExecutor, TheFifoHandoffSeedReachesItsInterleaving) {
   }
   EXPECT_EQ(order, "ABCD");
   EXPECT_TRUE(r.oracle_off.empty()) << r.oracle_off;
+}
+
+TEST(SchedExecutor, TheContentionSeedHasAThreadWaitForExpLock) {
+  SchedExecOptions o;
+  o.trace = true;
+  const SchedExecResult r = ExecuteSched(SeedProgram("exp-lock-contention"), o);
+  ASSERT_TRUE(r.ok) << SchedFailureReport(r);
+  // t1 begins its reserve (and reaches exp_lock) while t0 is inside its
+  // section; t1's section comes only after t0 left it.
+  auto at = [&](const std::string& text) {
+    for (size_t i = 0; i < r.events.size(); ++i) {
+      if (r.events[i].find(text) != std::string::npos) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  const int t0_in = at("[t0]   under exp_lock: reserve_flow -> 0");
+  const int t1_begins = at("[t1] op #2 reserve(last=-1) begins");
+  const int t0_back = at("[t0]   back in its exp_lock section");
+  const int t1_in = at("[t1]   under exp_lock: reserve_flow");
+  ASSERT_GE(t0_in, 0);
+  EXPECT_LT(t0_in, t1_begins);
+  EXPECT_LT(t1_begins, t0_back);
+  EXPECT_LT(t0_back, t1_in);
 }
 
 }  // namespace

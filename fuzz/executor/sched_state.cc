@@ -9,6 +9,7 @@
 #include "core/oracle/compare.h"
 #include "lockcheck/lockdep.h"
 #include "lockcheck/logical_thread.h"
+#include "sched/sched.h"
 #include "stress/checks.h"
 
 #if defined(__has_feature)
@@ -149,7 +150,27 @@ void State::CheckAfterOp(int thread, const std::string& where) {
 }
 
 void SectionObserver::UnderLock(hfi1_ctxtdata* rcd, const CallerEvent& e) {
+  size_t steps = 0;
+  {
+    HarnessScope ignore;
+    Check(rcd, e);
+    steps = st_->r->steps;
+  }
+  // A decision point inside the caller's exp_lock section (after the checks):
+  // another thread may run here, and one that reaches exp_lock waits for it,
+  // so contention on exp_lock is part of what the bytes choose.
+  sched::Point("sched_fuzz: inside an exp_lock section");
   HarnessScope ignore;
+  if (st_->r->steps != steps) {
+    st_->Event(thread_, [] {
+      return std::string(
+          "  back in its exp_lock section after other threads ran (one that reached "
+          "exp_lock waited)");
+    });
+  }
+}
+
+void SectionObserver::Check(hfi1_ctxtdata* rcd, const CallerEvent& e) {
   State& st = *st_;
   ThreadState& me = st.th[thread_];
   me.observed = true;

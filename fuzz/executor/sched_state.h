@@ -124,7 +124,8 @@ struct State {
 };
 
 // The observer of one call: applies the section's op to the oracle (when
-// the order allows) and runs the checks, under the caller's locks.
+// the order allows) and runs the checks, under the caller's locks; then a
+// decision point (sched::Point), still inside the section.
 class SectionObserver : public CallerObserver {
  public:
   SectionObserver(State* st, int thread) : st_(st), thread_(thread) {}
@@ -132,6 +133,8 @@ class SectionObserver : public CallerObserver {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd->exp_lock);
 
  private:
+  void Check(hfi1_ctxtdata* rcd, const CallerEvent& event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd->exp_lock);
   State* const st_;
   const int thread_;
 };
