@@ -126,8 +126,10 @@ class ThreadRunner {
     });
   }
 
-  // `apply` advances the oracle for an unobserved op; returns whether the
-  // op ran alone (then it was applied).
+  // Ends the current op. `apply` advances the oracle for a kWants or
+  // kUnobserved op; it is called only if the op's order with the others is
+  // known (sched_state.h), else the oracle stops. Then the checks of an op
+  // without a usable observed section.
   void End(const std::function<void()>& apply = nullptr) {
     Cls cls;
     std::string where;
