@@ -42,6 +42,7 @@ std::vector<Example> Examples(Format f) {
       };
     }
     case Format::kPure:
+    case Format::kSched:  // its own text: SchedDictionaryText
       return {};
   }
   return {};
@@ -58,6 +59,8 @@ std::vector<std::pair<const char*, uint32_t>> Values(Format f) {
       return {{"gen_fffff", 0xFFFFF},  {"gen_ffffe", 0xFFFFE},   {"gen_100000", 0x100000},
               {"u32_max", 0xFFFFFFFF}, {"u32_sign", 0x80000000}, {"u32_32", 32},
               {"psn_mask", 0x7FFFFFFF}};
+    case Format::kSched:
+      return {};
   }
   return {};
 }
@@ -90,6 +93,7 @@ std::vector<uint8_t> Encoded(Format f, int num_qps, std::vector<FuzzOp> ops) {
 }  // namespace
 
 std::string DictionaryText(Format f) {
+  if (f == Format::kSched) return SchedDictionaryText();
   const FormatCodec* codec = FindCodec(static_cast<uint8_t>(f), LatestVersion(f));
   const int qps = f == Format::kReserve ? kReserveQps : (f == Format::kFlow ? kMaxFlowQps : 0);
   const size_t header = codec->header_size;

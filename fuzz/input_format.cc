@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_format.h"
 #include "fuzz/format_v1.h"
+#include "fuzz/sched_fuzz_format.h"
 
 namespace flowcheck {
 namespace fuzz {
@@ -22,9 +23,10 @@ constexpr FormatCodec kCodecs[] = {
      v1::EncodeReserve},
     {Format::kFlow, 1, v1::kFlowHeader, v1::kFlowRecord, v1::DecodeFlow, v1::EncodeFlow},
     {Format::kPure, 1, v1::kPureHeader, v1::kPureRecord, v1::DecodePure, v1::EncodePure},
+    {Format::kSched, 1, sched_v1::kHeader, sched_v1::kRecord, sched_v1::Decode, sched_v1::Encode},
 };
 
-constexpr Format kFormats[] = {Format::kReserve, Format::kFlow, Format::kPure};
+constexpr Format kFormats[] = {Format::kReserve, Format::kFlow, Format::kPure, Format::kSched};
 
 bool IsFormat(uint8_t b) {
   for (Format f : kFormats) {
@@ -46,6 +48,8 @@ void Reset(const FormatCodec& c, Program* p) {
   p->version = c.version;
   p->ops.clear();
   p->unknown_skipped = p->trailing_bytes = p->capped_records = 0;
+  p->thread_ops.clear();
+  p->schedule.clear();
 }
 
 // "sel 0x04, qp 0, arg -1, arg2 0": every field, for Encode's errors.
@@ -64,6 +68,8 @@ const char* TargetName(Format f) {
       return "flow_fuzz";
     case Format::kPure:
       return "pure_fuzz";
+    case Format::kSched:
+      return "sched_fuzz";
   }
   return "?";
 }
@@ -90,6 +96,9 @@ const OpSpec* OpsOf(Format f, int* count) {
     case Format::kPure:
       *count = kPureOpCount;
       return kPureOps;
+    case Format::kSched:  // its threads run flow ops
+      *count = kFlowOpCount;
+      return kFlowOps;
   }
   *count = 0;
   return nullptr;
@@ -137,7 +146,7 @@ DecodeResult DecodePrefix(const uint8_t* data, size_t size, uint64_t total_size)
     r.status = DecodeStatus::kForeign;
     r.error = absl::StrFormat(
         "not a flowcheck fuzz input: the first byte is 0x%02x, expected 'R' (reserve_fuzz), "
-        "'F' (flow_fuzz) or 'P' (pure_fuzz)",
+        "'F' (flow_fuzz), 'P' (pure_fuzz) or 'S' (sched_fuzz)",
         data[0]);
     return r;
   }
@@ -196,6 +205,10 @@ EncodeResult Encode(const Program& p) {
   if (!back.ok() || back.program.num_qps != p.num_qps || back.program.seed != p.seed) {
     e.error = absl::StrFormat("the %s v%u header cannot hold %d QPs and seed %u",
                               TargetName(p.format), version, p.num_qps, p.seed);
+  } else if (back.program.thread_ops != p.thread_ops || back.program.schedule != p.schedule) {
+    e.error = absl::StrFormat(
+        "the %s v%u header cannot hold %u threads of these op counts and %u scheduling bytes",
+        TargetName(p.format), version, p.thread_ops.size(), p.schedule.size());
   } else {
     for (size_t i = 0; i < p.ops.size() && e.ok(); ++i) {
       const FuzzOp& want = p.ops[i];
@@ -250,7 +263,13 @@ std::string DescribeOp(Format format, const FuzzOp& op) {
 
 std::string DescribeProgram(const Program& p) {
   std::string s = absl::StrFormat("%s v%u", TargetName(p.format), p.version);
-  if (p.format == Format::kFlow) s += absl::StrFormat(", %d QPs, seed %u", p.num_qps, p.seed);
+  if (p.format == Format::kFlow || p.format == Format::kSched) {
+    s += absl::StrFormat(", %d QPs, seed %u", p.num_qps, p.seed);
+  }
+  if (p.format == Format::kSched) {
+    s += absl::StrFormat(", %u threads, %u scheduling byte(s)", p.thread_ops.size(),
+                         p.schedule.size());
+  }
   s += absl::StrFormat(", %u op(s)", p.ops.size());
   if (p.unknown_skipped)
     s += absl::StrFormat(", %u undefined record(s) skipped", p.unknown_skipped);

@@ -41,6 +41,7 @@ enum class Format : uint8_t {
   kReserve = 'R',  // reserve_fuzz: kern_reserve_flow / release on one context
   kFlow = 'F',     // flow_fuzz: the flow layer with 1..8 QPs
   kPure = 'P',     // pure_fuzz: generation arithmetic, register encoding, ...
+  kSched = 'S',    // sched_fuzz: 2-4 threads of flow ops + the scheduling bytes
 };
 
 inline constexpr size_t kMaxOps = 512;
@@ -93,6 +94,11 @@ struct Program {
   size_t unknown_skipped = 0;  // records with an undefined opcode
   size_t trailing_bytes = 0;   // a partial record at the end
   size_t capped_records = 0;   // whole records beyond kMaxOps
+  // 'S' only (fuzz/sched_fuzz_format.h): ops[] holds thread 0's ops, then
+  // thread 1's, ...; thread_ops[i] is how many are thread i's (its size is
+  // the thread count); `schedule` holds the scheduling bytes. Empty otherwise.
+  std::vector<int> thread_ops;
+  std::vector<uint8_t> schedule;
 };
 
 // One entry of the decoder table: a (format, version) this build decodes and

@@ -38,6 +38,7 @@
 #include "fuzz/executor.h"
 #include "fuzz/gtest_source.h"
 #include "fuzz/input_format.h"
+#include "fuzz/sched_fuzz_reproduce.h"
 
 namespace flowcheck {
 namespace fuzz {
@@ -141,7 +142,8 @@ int Run(const Flags& flags) {
   if (!flags.target.empty()) {
     Format wanted;
     if (!FormatForTarget(flags.target, &wanted)) {
-      return Usage("unknown --target " + flags.target + " (reserve_fuzz, flow_fuzz or pure_fuzz)");
+      return Usage("unknown --target " + flags.target +
+                   " (reserve_fuzz, flow_fuzz, pure_fuzz or sched_fuzz)");
     }
     if (wanted != p.format) {
       return Unusable(absl::StrFormat("the file is a %s input (header '%c'), not %s",
@@ -150,6 +152,10 @@ int Run(const Flags& flags) {
     }
   }
   std::printf("input: %s\n", DescribeProgram(p).c_str());
+  if (p.format == Format::kSched) {  // concurrent: its own listing and trace
+    if (!flags.emit_gtest.empty()) return Usage("--emit_gtest does not take sched_fuzz inputs");
+    return ReproduceSched(p, flags.strict);
+  }
   std::printf("decoded ops:\n");
   for (size_t i = 0; i < p.ops.size(); ++i) {
     std::printf("  #%-3zu %s\n", i, DescribeOp(p.format, p.ops[i]).c_str());

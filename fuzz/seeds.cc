@@ -186,7 +186,7 @@ bool ReadFile(const std::string& path, std::string* out) {
 
 std::vector<Seed> Seeds() {
   std::vector<Seed> all;
-  for (std::vector<Seed> (*seeds)() : {ReserveSeeds, FlowSeeds, PureSeeds}) {
+  for (std::vector<Seed> (*seeds)() : {ReserveSeeds, FlowSeeds, PureSeeds, SchedSeeds}) {
     for (Seed& s : seeds()) all.push_back(std::move(s));
   }
   return all;
@@ -205,7 +205,7 @@ std::vector<GeneratedFile> GeneratedFiles() {
         {absl::StrFormat("fuzz/corpus/%s/seed-%s", TargetName(s.program.format), s.name),
          std::string(e.bytes.begin(), e.bytes.end())});
   }
-  for (Format f : {Format::kReserve, Format::kFlow, Format::kPure}) {
+  for (Format f : {Format::kReserve, Format::kFlow, Format::kPure, Format::kSched}) {
     files.push_back({absl::StrFormat("fuzz/%s.dict", TargetName(f)), DictionaryText(f)});
   }
   return files;
@@ -223,7 +223,7 @@ std::vector<std::string> Differences(const std::string& root) {
       out.push_back(absl::StrFormat("%s differs from what its seed or op list encodes to", g.path));
     }
   }
-  for (Format f : {Format::kReserve, Format::kFlow, Format::kPure}) {
+  for (Format f : {Format::kReserve, Format::kFlow, Format::kPure, Format::kSched}) {
     const std::string dir = absl::StrFormat("fuzz/corpus/%s", TargetName(f));
     DIR* d = opendir((root + "/" + dir).c_str());
     if (d == nullptr) continue;  // reported above as missing files

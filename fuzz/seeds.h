@@ -31,6 +31,11 @@ std::vector<Seed> Seeds();
 // with interesting arguments, and some 32-bit values (fuzz/dictionaries.cc).
 std::string DictionaryText(Format f);
 
+// sched_fuzz's seeds and dictionary (fuzz/sched_fuzz_seeds.cc); Seeds()
+// and DictionaryText(Format::kSched) include them.
+std::vector<Seed> SchedSeeds();
+std::string SchedDictionaryText();
+
 // A file //fuzz:make_seeds writes, relative to the repository's root.
 struct GeneratedFile {
   std::string path;

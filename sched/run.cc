@@ -95,7 +95,8 @@ std::unique_ptr<Strategy> MakeStrategy(const Options& o, std::string* error) {
   if (o.strategy == "dfs") return MakeDfsStrategy(o.max_preemptions, o.max_executions);
   if (o.strategy == "replay") return MakeReplayStrategy(o.replay.decisions);
   if (o.strategy == "guided") return MakeGuidedStrategy(o.replay.decisions);
-  *error = "unknown strategy '" + o.strategy + "' (random, pct, dfs, replay or guided)";
+  if (o.strategy == "bytes") return MakeBytesStrategy(o.bytes);
+  *error = "unknown strategy '" + o.strategy + "' (random, pct, dfs, replay, guided or bytes)";
   return nullptr;
 }
 
@@ -205,8 +206,7 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
         s.trace_hash = e.trace_hash;
         s.decisions = e.decisions;
         const std::string path = SchedulePath(o, i);
-        result.schedule_error = WriteScheduleFile(path, s);
-        if (result.schedule_error.empty()) {
+        if ((result.schedule_error = WriteScheduleFile(path, s)).empty()) {
           result.schedule_path = path;
           print.Line("flowcheck: schedule written: " + path);
           print.Line("flowcheck: rerun: tools/reproduce.sh " + path);

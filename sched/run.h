@@ -61,8 +61,9 @@ struct Options {
 
   // "random", "pct", "dfs" or "replay" (then `replay` holds the schedule);
   // "guided" (the minimizer's lenient replay of `replay.decisions`,
-  // strategy.h).
+  // strategy.h); "bytes" (then `bytes` holds the decisions: strategy.h).
   std::string strategy = "random";
+  std::vector<uint8_t> bytes;
   uint64_t seed = 1;
   int pct_depth = 3;
   int max_preemptions = 2;         // dfs; -1: unbounded
@@ -90,8 +91,11 @@ struct Options {
   // Empty: $TEST_UNDECLARED_OUTPUTS_DIR under `bazel test`, else the
   // directory the user ran the command in.
   std::string schedule_out;
-  // False: a failure writes no schedule file (the minimizer's candidate runs
-  // write their own; RunResult::decisions has the list).
+  // False: a failure writes no schedule file and prints no "schedule
+  // written"/"rerun" lines (RunResult::schedule_path stays empty): for the
+  // minimizer's candidate runs (RunResult::decisions has the list; it writes
+  // its own result) and for a caller whose own input already is the complete
+  // reproduction, a fuzz target's crash file (fuzz/sched_fuzz.cc).
   bool write_schedule = true;
   // When set, a failure it rejects (by kind and FAIL line text) counts as a
   // passing execution and the strategy goes on: the minimizer searches for

@@ -86,6 +86,11 @@ std::unique_ptr<Strategy> MakeReplayStrategy(std::vector<ScheduledDecision> deci
 // else the lowest runnable thread. Never reports a divergence.
 std::unique_ptr<Strategy> MakeGuidedStrategy(std::vector<ScheduledDecision> decisions);
 
+// One execution steered by `bytes` (bytes_strategy.cc): each byte picks the
+// current thread (b % n == 0) or the (b % n)-th other runnable one; past the
+// end, no preemption. Lenient: never reports divergence.
+std::unique_ptr<Strategy> MakeBytesStrategy(std::vector<uint8_t> bytes);
+
 namespace internal {
 
 // SplitMix64: the one deterministic generator of the strategies (the same

@@ -113,11 +113,8 @@ void Legaliser::RunReserveOp(const FuzzOp& op) {
 // The RESYNC PSN: the peer sends (gen << 11) - 1 (sequence 0x7FF of the
 // generation before), gen chosen relative to the QP's state so that the
 // acceptance window is hit often.
-uint32_t Legaliser::ResyncPsn(int qp, uint8_t sel, int64_t b) const {
-  const FlowOracle& o = run_.oracle();
-  const uint32_t g = o.qp(qp).generation;
-  const uint32_t base =
-      g == oracle::kReservedGeneration ? o.generation(static_cast<int>(b % oracle::kNumFlows)) : g;
+uint32_t ResyncPsn(uint32_t g, uint32_t flow_generation, uint8_t sel, int64_t b) {
+  const uint32_t base = g == oracle::kReservedGeneration ? flow_generation : g;
   uint32_t gen = 0;
   switch (sel % 8) {
     case 0:
@@ -145,6 +142,12 @@ uint32_t Legaliser::ResyncPsn(int qp, uint8_t sel, int64_t b) const {
       return (static_cast<uint32_t>(b * 0x1111) & 0xFFFFF) << 11 | static_cast<uint32_t>(b & 0x7F);
   }
   return (gen << 11) - 1;
+}
+
+uint32_t Legaliser::ResyncPsn(int qp, uint8_t sel, int64_t b) const {
+  const FlowOracle& o = run_.oracle();
+  return fuzz::ResyncPsn(o.qp(qp).generation,
+                         o.generation(static_cast<int>(b % oracle::kNumFlows)), sel, b);
 }
 
 void Legaliser::RunFlowOp(const FuzzOp& op) {

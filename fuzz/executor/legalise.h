@@ -21,6 +21,12 @@
 namespace flowcheck {
 namespace fuzz {
 
+// The PSN a RESYNC op sends (docs/fuzz-format.md, "RESYNC PSN"): `g` is the
+// QP's flow_state.generation, `flow_generation` the generation of flow
+// b % 32; `sel % 8` is the choice. Shared by the sequential and the
+// concurrent executor (sched_fuzz).
+uint32_t ResyncPsn(uint32_t g, uint32_t flow_generation, uint8_t sel, int64_t b);
+
 class Legaliser {
  public:
   // `run` must outlive the Legaliser.

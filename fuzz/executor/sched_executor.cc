@@ -1,0 +1,384 @@
+// fuzz/executor/sched_executor.cc: ExecuteSched (see sched_executor.h):
+// one controlled execution of an 'S' program, its threads' ops legalised
+// into the driver's callers as the sequential executor does
+// (docs/fuzz-format.md, 'F'), with the checks of sched_state.h.
+#include "fuzz/executor/sched_executor.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "core/callers.h"
+#include "core/tid_rdma.h"
+#include "fuzz/executor/legalise.h"
+#include "fuzz/executor/sched_state.h"
+#include "fuzz/sched_fuzz_format.h"
+#include "lockcheck/lockdep.h"
+#include "sched/run.h"
+#include "sched/sched.h"
+
+namespace flowcheck {
+namespace fuzz {
+namespace sched_exec {
+namespace {
+
+constexpr int kMaxRunAll = 64;   // run_all_work, as in the sequential executor
+constexpr int kMaxGrants = 7;    // a request's flow ring (docs/fuzz-format.md)
+
+// One Lockstep (model objects + its initial oracle) per QP count, reset per
+// program. After a failed execution its locks may still be held by threads
+// the scheduler cancelled, so it is dropped (kept reachable, never
+// destroyed: its destructor would take those locks) and the next program
+// gets a new one.
+oracle::Lockstep* g_pool[kMaxFlowQps + 1] = {};
+
+oracle::Lockstep* SchedLockstep(int num_qps, uint64_t seed) {
+  oracle::Lockstep*& ls = g_pool[num_qps];
+  if (ls == nullptr) {
+    ls = new oracle::Lockstep(num_qps, seed);
+  } else {
+    ls->Reset(seed);
+  }
+  return ls;
+}
+
+void DropSchedLockstep(int num_qps) {
+  static std::vector<oracle::Lockstep*>* dropped = new std::vector<oracle::Lockstep*>();
+  dropped->push_back(g_pool[num_qps]);
+  g_pool[num_qps] = nullptr;
+}
+
+bool OwnsFlow(rvt_qp* qp) {
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  const bool owns = qp->priv->flow_state.index < RXE_NUM_TID_FLOWS;
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return owns;
+}
+
+// hfi1_kern_exp_rcv_setup's test: does another QP wait ahead on rarr_queue?
+bool RarrWaitersAhead(rvt_qp* qp) {
+  hfi1_ctxtdata* rcd = qp->priv->rcd;
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  spin_lock(&rcd->exp_lock);
+  const bool waiters = kernel_tid_waiters(rcd, &rcd->rarr_queue, qp);
+  spin_unlock(&rcd->exp_lock);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return waiters;
+}
+
+uint32_t ResyncPsnNow(rvt_qp* qp, uint8_t sel, int64_t b) {
+  hfi1_ctxtdata* rcd = qp->priv->rcd;
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  spin_lock(&rcd->exp_lock);
+  const uint32_t g = qp->priv->flow_state.generation;
+  const uint32_t fg = rcd->flows[b % RXE_NUM_TID_FLOWS].generation;
+  spin_unlock(&rcd->exp_lock);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return ResyncPsn(g, fg, sel, b);
+}
+
+class ThreadRunner {
+ public:
+  ThreadRunner(State* st, int t) : st_(st), t_(t), observer_(st, t) {}
+
+  void Run(size_t first, int count) {
+    for (int i = 0; i < count; ++i) {
+      RunOp(first + i);
+      bool failed;
+      {
+        HarnessScope ignore;
+        failed = !st_->r->ok;
+      }
+      if (failed) sched::Fail(st_->r->line);  // no lock held here
+    }
+  }
+
+ private:
+  // `span_qp`: for a kGap op whose QP's s_lock spans its effect and its
+  // observer (sched_state.h); nullptr otherwise.
+  void Begin(size_t index, Cls cls, const char* instead, rvt_qp* span_qp = nullptr) {
+    HarnessScope ignore;
+    ThreadState& me = st_->th[t_];
+    me.span_qp = span_qp;
+    me.others_busy_at_start = me.work_busy_at_start = false;
+    for (size_t o = 0; o < st_->th.size(); ++o) {
+      if (static_cast<int>(o) == t_ || !st_->th[o].busy) continue;
+      me.others_busy_at_start = true;
+      if (st_->th[o].cls == Cls::kUnobserved) me.work_busy_at_start = true;
+    }
+    if (cls == Cls::kUnobserved) ++st_->work_seq;
+    me.work_seq_at_start = st_->work_seq;
+    me.busy = true;
+    me.cls = cls;
+    me.observed = false;
+    me.op_index = index;
+    me.seq_at_start = ++st_->op_seq;
+    st_->Event(t_, [&] {
+      return absl::StrFormat("op #%u %s begins%s%s", index,
+                             DescribeOp(st_->p->format, st_->p->ops[index]),
+                             instead != nullptr ? " (instead: " : "",
+                             instead != nullptr ? std::string(instead) + ")" : "");
+    });
+  }
+
+  // Ends the current op. `apply` advances the oracle for a kWants or
+  // kUnobserved op; it is called only if the op's order with the others is
+  // known (sched_state.h), else the oracle stops. Then the checks of an op
+  // without a usable observed section.
+  void End(const std::function<void()>& apply = nullptr) {
+    Cls cls;
+    std::string where;
+    {
+      HarnessScope ignore;
+      ThreadState& me = st_->th[t_];
+      cls = me.cls;
+      const bool alone = cls == Cls::kUnobserved
+                             ? me.seq_at_start == st_->op_seq && !me.others_busy_at_start
+                             : me.work_seq_at_start == st_->work_seq && !me.work_busy_at_start;
+      if ((cls == Cls::kUnobserved || cls == Cls::kWants) && st_->in_sync) {
+        if (alone) {
+          if (apply) apply();
+        } else {
+          st_->OracleOff(absl::StrFormat(
+              "thread t%d's op #%u %s is not observed, and an op it does not commute with "
+              "overlapped it",
+              t_, me.op_index, DescribeOp(st_->p->format, st_->p->ops[me.op_index])));
+        }
+      }
+      where = absl::StrFormat("[t%d] after op #%u %s", t_, me.op_index,
+                              DescribeOp(st_->p->format, st_->p->ops[me.op_index]));
+    }
+    if (cls != Cls::kAtomic && cls != Cls::kGap) st_->CheckAfterOp(t_, where);
+    HarnessScope ignore;
+    ThreadState& me = st_->th[t_];
+    me.busy = false;
+    if (cls == Cls::kUnobserved) ++st_->work_seq;
+    ++st_->op_seq;
+    st_->Event(t_, [&] { return absl::StrFormat("op #%u ends", me.op_index); });
+  }
+
+  void NoCall(size_t index, const char* why) {
+    HarnessScope ignore;
+    st_->Event(t_, [&] {
+      return absl::StrFormat("op #%u %s: no call: %s", index,
+                             DescribeOp(st_->p->format, st_->p->ops[index]), why);
+    });
+  }
+
+  void Setup(size_t index, rvt_qp* qp, const char* instead) {
+    Begin(index, Cls::kGap, instead, qp);
+    caller_setup_hw_flow(qp, &observer_);
+    End();
+  }
+
+  void RunOp(size_t index) {
+    const FuzzOp op = st_->p->ops[index];  // read-only since the spawn
+    const int q = op.qp;
+    rvt_qp* qp = st_->qps[q];
+    ThreadState& me = st_->th[t_];  // this thread's own fields only
+    const int local = q % sched_v1::kQpsPerThread;
+    switch (static_cast<FlowOp>(op.code)) {
+      case FlowOp::kSetup:
+        Setup(index, qp, nullptr);
+        break;
+      case FlowOp::kClear:
+        Begin(index, Cls::kGap, nullptr, qp);
+        caller_clear_hw_flow(qp, &observer_);
+        End();
+        break;
+      case FlowOp::kFlush:
+        Begin(index, Cls::kGap, nullptr, qp);
+        caller_flush_wait(qp, &observer_);
+        End();
+        break;
+      case FlowOp::kRarrWait:
+        if (!OwnsFlow(qp)) {
+          Setup(index, qp, "setup_hw_flow: the QP owns no flow");
+          break;
+        }
+        Begin(index, Cls::kAtomic, nullptr);
+        caller_rarr_wait(qp, &observer_);
+        End();
+        break;
+      case FlowOp::kRarrGrant:
+        if (!OwnsFlow(qp)) {
+          Setup(index, qp, "setup_hw_flow: the QP owns no flow");
+        } else if (me.grants[local] >= kMaxGrants) {
+          NoCall(index, "the request's flow ring is full (-EINVAL)");
+        } else if (RarrWaitersAhead(qp)) {
+          Begin(index, Cls::kAtomic, "rarr_wait: another QP waits ahead on rarr_queue");
+          caller_rarr_wait(qp, &observer_);
+          End();
+        } else {
+          Begin(index, Cls::kPostSection, nullptr);
+          caller_rarr_grant(qp, &observer_);
+          ++me.grants[local];
+          End();
+        }
+        break;
+      case FlowOp::kRarrRelease:
+        if (me.grants[local] == 0) {
+          NoCall(index, "the QP holds no RcvArray grant (-EINVAL)");
+          break;
+        }
+        Begin(index, Cls::kPostSection, nullptr);
+        caller_rarr_release(qp, &observer_);
+        --me.grants[local];
+        End();
+        break;
+      case FlowOp::kSetWantsFlow:
+        Begin(index, Cls::kWants, nullptr);
+        if (op.arg == 0) {
+          HarnessScope ignore;
+          if (st_->waited[q]) st_->waiter_gave_up = true;
+        }
+        caller_set_wants_flow(qp, op.arg != 0);
+        End([&] { st_->oracle.SetWantsFlow(q, op.arg != 0); });
+        break;
+      case FlowOp::kResync: {
+        const uint32_t psn = ResyncPsnNow(qp, op.sel, op.arg);
+        Begin(index, Cls::kGap, nullptr);
+        caller_resync(qp, psn, &observer_);
+        End();
+        break;
+      }
+      case FlowOp::kClearResync:
+        Begin(index, Cls::kGap, nullptr, qp);
+        caller_clear_resync(qp, &observer_);
+        End();
+        break;
+      case FlowOp::kRunWork:
+      case FlowOp::kRunAllWork: {
+        const int max = op.code == static_cast<uint8_t>(FlowOp::kRunWork) ? 1 : kMaxRunAll;
+        Begin(index, Cls::kUnobserved, nullptr);
+        int ran = 0;
+        while (ran < max && st_->ls->wq().RunOne()) ++ran;
+        End([&] {
+          int oracle_ran = 0;
+          while (oracle_ran < max && st_->oracle.RunOneWork()) ++oracle_ran;
+          if (oracle_ran != ran) {
+            st_->SetFail("oracle",
+                         absl::StrFormat("[t%d] op #%u: the model ran %d work item(s), the "
+                                         "oracle %d",
+                                         t_, index, ran, oracle_ran),
+                         "");
+          }
+        });
+        break;
+      }
+      case FlowOp::kReserve:
+        Begin(index, Cls::kAtomic, nullptr);
+        caller_reserve_flow(st_->rcd, static_cast<int>(op.arg), &observer_);
+        End();
+        break;
+      case FlowOp::kReleaseOwned: {
+        int flow = -1;
+        {
+          HarnessScope ignore;
+          if (!me.bare.empty()) flow = me.bare[op.arg % me.bare.size()];
+        }
+        if (flow < 0) {
+          NoCall(index, "the thread owns no bare flow");
+          break;
+        }
+        Begin(index, Cls::kAtomic, nullptr);
+        caller_release_flow(st_->rcd, flow, &observer_);
+        End();
+        break;
+      }
+    }
+  }
+
+  State* const st_;
+  const int t_;
+  SectionObserver observer_;
+};
+
+}  // namespace
+}  // namespace sched_exec
+
+SchedExecResult ExecuteSched(const Program& p, const SchedExecOptions& options) {
+  using namespace sched_exec;
+  if (p.format != Format::kSched || p.thread_ops.empty()) {
+    std::fprintf(stderr, "ExecuteSched: not a sched_fuzz program\n");
+    std::abort();
+  }
+  SchedExecResult result;
+  oracle::Lockstep* ls = nullptr;
+  sched::Options o;
+  o.scenario = "sched_fuzz";
+  o.target = "//fuzz:sched_fuzz";
+  o.strategy = "bytes";
+#ifdef FLOWCHECK_SCHED_FUZZ_BATON
+  // Upstream mode: thread_locals in the trampolines must follow the logical
+  // thread (fuzz/BUILD); same schedules, same results, slower hand-offs.
+  o.backend = "baton";
+#endif
+  o.bytes = p.schedule;
+  o.write_schedule = false;
+  o.max_steps = 200000;
+  o.verbosity = 0;
+  o.out = nullptr;
+  std::unique_ptr<State> keep;  // the last execution's state, for the result
+  const sched::RunResult run = sched::Run(o, [&] {
+    ls = SchedLockstep(p.num_qps, p.seed);
+    auto st = std::make_unique<State>(ls->oracle());
+    st->p = &p;
+    st->options = &options;
+    st->r = &result;
+    st->ls = ls;
+    st->rcd = ls->rcd();
+    for (int i = 0; i < ls->num_qps(); ++i) st->qps.push_back(ls->qp(i));
+    st->th.resize(p.thread_ops.size());
+    State* s = st.get();
+    size_t first = 0;
+    for (size_t t = 0; t < p.thread_ops.size(); ++t) {
+      const int count = p.thread_ops[t];
+      sched::Spawn(absl::StrFormat("t%u", t), [s, t, first, count] {
+        ThreadRunner(s, static_cast<int>(t)).Run(first, count);
+      });
+      first += count;
+    }
+    sched::AtEnd([s] {
+      s->Final();
+      if (!s->r->ok) sched::Fail(s->r->line);
+    });
+    keep = std::move(st);
+  });
+  result.trace_hash = run.last_trace_hash;
+  result.decisions = run.last_steps;
+  if (run.usage_error) {
+    std::fprintf(stderr, "ExecuteSched: %s", run.output.c_str());
+    std::abort();
+  }
+  if (run.failed) {
+    if (result.ok) {  // the scheduler's own finding: deadlock, lockcheck, ...
+      result.ok = false;
+      result.kind = run.failure_kind;
+      result.line = run.failure_line;
+      result.report = run.report;
+      result.fail_step = result.steps;
+    } else {
+      result.report += run.report;
+    }
+    DropSchedLockstep(p.num_qps);
+  }
+  return result;
+}
+
+std::string SchedFailureReport(const SchedExecResult& r) {
+  std::string s = absl::StrFormat("flowcheck: FAIL [%s] sched_fuzz step %u: %s\n", r.kind,
+                                  r.fail_step, r.line);
+  s += r.report;
+  if (!s.empty() && s.back() != '\n') s += '\n';
+  s += "flowcheck: trace hash " + sched::TraceHashHex(r.trace_hash) + "\n";
+  return s;
+}
+
+}  // namespace fuzz
+}  // namespace flowcheck
