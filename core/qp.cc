@@ -79,12 +79,34 @@ void stop_send_queue(rvt_qp* qp) {
     rvt_put_qp(qp);
 }
 
+// qp.h hfi1_send_ok(); verbs_txreq_queued() is false in the model.
+bool hfi1_send_ok(rvt_qp* qp) {
+  return !(qp->s_flags & (RVT_S_BUSY | HFI1_S_ANY_WAIT_IO)) &&
+         ((qp->s_flags & RVT_S_RESP_PENDING) || !(qp->s_flags & RVT_S_ANY_WAIT_SEND));
+}
+
+namespace {
+
+// qp.c _hfi1_schedule_send(); the CPU (the SDMA engine's or the NUMA node's
+// first) is not modelled.
+bool _hfi1_schedule_send(rvt_qp* qp) {
+  struct hfi1_qp_priv *priv = qp->priv;
+  struct hfi1_devdata *dd = priv->rcd->dd;
+
+  if (dd->flags & HFI1_SHUTDOWN)
+    return true;
+  return queue_work_on(0, dd->hfi1_wq, &priv->s_iowait.iowork);
+}
+
+}  // namespace
+
 bool hfi1_schedule_send(rvt_qp* qp) {
   lockdep_assert_held(&qp->s_lock);
-  struct hfi1_qp_priv *priv = qp->priv;
-
-  queue_work_on(0, priv->rcd->dd->hfi1_wq, &priv->s_iowait.iowork);
-  return true;
+  if (hfi1_send_ok(qp)) {
+    _hfi1_schedule_send(qp);
+    return true;
+  }
+  return false;
 }
 
 void hfi1_do_send(rvt_qp* qp, bool /*in_thread*/) {
@@ -92,11 +114,18 @@ void hfi1_do_send(rvt_qp* qp, bool /*in_thread*/) {
   unsigned long flags;
 
   spin_lock_irqsave(&qp->s_lock, flags);
+  /* Return if we are already busy processing a work request. */
+  if (!hfi1_send_ok(qp)) {
+    spin_unlock_irqrestore(&qp->s_lock, flags);
+    return;
+  }
+  qp->s_flags |= RVT_S_BUSY;
   priv->model_req.send_engine_runs++;
   if (priv->model_req.send_engine != nullptr)
     priv->model_req.send_engine(qp, priv->model_req.send_engine_arg);
   else
     hfi1_model_send_engine(qp, nullptr);
+  qp->s_flags &= ~RVT_S_BUSY;  // the request builders clear it when they stop
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
