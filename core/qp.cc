@@ -50,14 +50,31 @@ rvt_qp* hfi1_model_create_qp(hfi1_devdata* dd, u32 qpn) {
   return qp;
 }
 
+// rdmavt's _rvt_reset_qp() as rvt_reset_qp() calls it (r_lock, s_hlock,
+// s_lock taken; s_hlock is not modelled), flow-layer part.
 int hfi1_model_teardown_qp(rvt_qp* qp) {
-  unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
-  flush_qp_waiters(qp);                          // rvt_reset_qp -> flush
-  hfi1_kern_clear_hw_flow(qp->priv->rcd, qp);    // notify_qp_reset
-  spin_unlock_irqrestore(&qp->s_lock, flags);
+  spin_lock_irq(&qp->r_lock);
+  spin_lock(&qp->s_lock);
+  /* Let drivers flush their waitlist */
+  flush_qp_waiters(qp);
+  qp->s_flags &= ~(RVT_S_TIMER | RVT_S_ANY_WAIT);
+  spin_unlock(&qp->s_lock);
+  spin_unlock_irq(&qp->r_lock);
+
+  /* Stop the send queue and the retry timer */
   stop_send_queue(qp);
+  // quiesce_qp (timers, SDMA/PIO drains, the tx list): nothing modelled.
   rvt_put_qp(qp);                                // rvt_remove_qp
+
+  /* grab the lock b/c it was locked at call time */
+  spin_lock_irq(&qp->r_lock);
+  spin_lock(&qp->s_lock);
+  // notify_qp_reset -> hfi1_qp_kern_exp_rcv_clear_all: "First, clear the
+  // flow to help prevent any delayed packets from being delivered."
+  if (qp->priv->flow_state.index != RXE_NUM_TID_FLOWS)
+    hfi1_kern_clear_hw_flow(qp->priv->rcd, qp);
+  spin_unlock(&qp->s_lock);
+  spin_unlock_irq(&qp->r_lock);
   return qp->refcount.load(std::memory_order_acquire);
 }
 

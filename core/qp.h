@@ -105,10 +105,12 @@ void hfi1_qp_priv_init(hfi1_devdata* dd, rvt_qp* qp);
 // s_lock (one lock class each for all QPs), refcount 1, hfi1_qp_priv_init.
 rvt_qp* hfi1_model_create_qp(hfi1_devdata* dd, u32 qpn);
 
-// Model of QP destroy, flow-layer part, from a thread holding no lock:
-// under s_lock, flush_qp_waiters and hfi1_kern_clear_hw_flow (as
-// notify_qp_reset does); then stop_send_queue; then drops the table reference.
-// Returns the references still held afterwards: 0 when nothing leaked.
+// Model of QP destroy, flow-layer part, from a thread holding no lock, in
+// rdmavt's _rvt_reset_qp order: under r_lock and s_lock, flush_qp_waiters and
+// clear RVT_S_TIMER | RVT_S_ANY_WAIT; unlock; stop_send_queue; (quiesce_qp:
+// nothing modelled); drop the table reference (rvt_remove_qp); under r_lock
+// and s_lock again, notify_qp_reset's hfi1_kern_clear_hw_flow if the QP owns
+// a flow. Returns the references still held afterwards: 0 when nothing leaked.
 int hfi1_model_teardown_qp(rvt_qp* qp);
 // Frees a QP. Call only when no one can reach it any more.
 void hfi1_model_free_qp(rvt_qp* qp);
@@ -123,6 +125,7 @@ void stop_send_queue(rvt_qp* qp);
 // flow layer sets none of them (the request layer, the SDMA/PIO engines and
 // rdmavt do); a test or harness sets them, under s_lock, to hold a QP's sends.
 inline constexpr u32 RVT_S_BUSY = 0x0002;
+inline constexpr u32 RVT_S_TIMER = 0x0004;
 inline constexpr u32 RVT_S_RESP_PENDING = 0x0008;
 inline constexpr u32 RVT_S_WAIT_FENCE = 0x0020;
 inline constexpr u32 RVT_S_WAIT_RDMAR = 0x0040;
@@ -140,6 +143,7 @@ inline constexpr u32 RVT_S_ANY_WAIT_IO =
 inline constexpr u32 RVT_S_ANY_WAIT_SEND = RVT_S_WAIT_FENCE | RVT_S_WAIT_RDMAR |
                                            RVT_S_WAIT_RNR | RVT_S_WAIT_SSN_CREDIT |
                                            RVT_S_WAIT_DMA | RVT_S_WAIT_PSN | RVT_S_WAIT_ACK;
+inline constexpr u32 RVT_S_ANY_WAIT = RVT_S_ANY_WAIT_IO | RVT_S_ANY_WAIT_SEND;
 inline constexpr u32 HFI1_S_WAIT_PIO_DRAIN = 0x20000000;
 inline constexpr u32 HFI1_S_ANY_WAIT_IO = RVT_S_ANY_WAIT_IO | HFI1_S_WAIT_PIO_DRAIN;
 // hfi.h: dd->flags bit set when the device shuts down.

@@ -4,10 +4,14 @@
 // wakeup of a QP that is busy or waiting for I/O does not run its engine.
 #include "core/qp.h"
 
+#include <vector>
+
+#include "core/callers.h"
 #include "core/test_model.h"
 #include "core/tid_rdma.h"
 #include "gtest/gtest.h"
 #include "lockcheck/lockdep.h"
+#include "lockcheck/schedule.h"
 
 namespace {
 
@@ -101,6 +105,41 @@ TEST(HfiDoSend, TheEngineRunsBusy) {
   hfi1_do_send(qp, true);
   EXPECT_NE(seen & RVT_S_BUSY, 0u);
   EXPECT_EQ(m.s_flags(0) & RVT_S_BUSY, 0u);
+}
+
+// Teardown in rdmavt's _rvt_reset_qp order: flush under r_lock and s_lock,
+// then (locks dropped) stop the send queue and drop the table reference, then
+// under r_lock and s_lock again clear the QP's flow (notify_qp_reset). Seen
+// through the acquisitions of the QP's two locks and the context's exp_lock.
+struct Acquisitions {
+  const void* r_lock;
+  const void* s_lock;
+  const void* exp_lock;
+  std::vector<char> seen;  // 'r', 's', 'e' in acquisition order
+};
+
+void Record(lockcheck::SchedulePoint point, const void* lock, void* arg) {
+  auto* a = static_cast<Acquisitions*>(arg);
+  if (point != lockcheck::SchedulePoint::kBeforeAcquire) return;
+  if (lock == a->r_lock) a->seen.push_back('r');
+  if (lock == a->s_lock) a->seen.push_back('s');
+  if (lock == a->exp_lock) a->seen.push_back('e');
+}
+
+TEST(HfiModelTeardown, FollowsRvtResetQpOrder) {
+  TestModel m(2);
+  rvt_qp* qp = m.qp(0);
+  ASSERT_EQ(caller_setup_hw_flow(qp), 0);
+  SetFlags(qp, RVT_S_TIMER | RVT_S_WAIT_ACK);
+  Acquisitions a{&qp->r_lock, &qp->s_lock, &m.rcd()->exp_lock, {}};
+  lockcheck::SetScheduleHook(&Record, &a);
+  const int left = hfi1_model_teardown_qp(qp);
+  lockcheck::SetScheduleHook(nullptr, nullptr);
+  EXPECT_EQ(left, 0);
+  // flush: _tid_rdma_flush_wait takes exp_lock once per queue; the clear once.
+  EXPECT_EQ(a.seen, (std::vector<char>{'r', 's', 'e', 'e', 'r', 's', 'e'}));
+  EXPECT_EQ(m.flow_mask(), 0ul);
+  EXPECT_EQ(m.s_flags(0) & (RVT_S_TIMER | RVT_S_WAIT_ACK), 0u);
 }
 
 }  // namespace
