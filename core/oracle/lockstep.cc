@@ -160,8 +160,8 @@ StepResult Lockstep::Step(const Op& op, bool compare_state) {
       o.RarrWait(op.qp);
       break;
     case OpKind::kRarrGrant:
-      caller_rarr_grant(qp);
-      o.RarrGrant(op.qp);
+      r.model_ret = caller_rarr_grant(qp);
+      r.oracle_ret = o.RarrGrant(op.qp);
       break;
     case OpKind::kRarrRelease:
       caller_rarr_release(qp);

@@ -36,7 +36,7 @@ enum class OpKind {
   kClearHwFlow,   // caller_clear_hw_flow(qp)             -> 0
   kFlushWait,     // caller_flush_wait(qp)                -> 0
   kRarrWait,      // caller_rarr_wait(qp)                 -> 0
-  kRarrGrant,     // caller_rarr_grant(qp)                -> 0
+  kRarrGrant,     // caller_rarr_grant(qp)                -> 0 (-EAGAIN: queued)
   kRarrRelease,   // caller_rarr_release(qp)              -> 0
   kSetWantsFlow,  // caller_set_wants_flow(qp, arg != 0)  -> 0
   kResync,        // caller_resync(qp, psn = arg)         -> 1 accepted / 0

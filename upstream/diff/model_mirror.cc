@@ -93,7 +93,7 @@ class CoreModelMirror : public oracle::Lockstep::Mirror {
       case OpKind::kClearHwFlow: caller_clear_hw_flow(qp); return 0;
       case OpKind::kFlushWait: caller_flush_wait(qp); return 0;
       case OpKind::kRarrWait: caller_rarr_wait(qp); return 0;
-      case OpKind::kRarrGrant: caller_rarr_grant(qp); return 0;
+      case OpKind::kRarrGrant: return caller_rarr_grant(qp);
       case OpKind::kRarrRelease: caller_rarr_release(qp); return 0;
       case OpKind::kSetWantsFlow: caller_set_wants_flow(qp, op.arg != 0); return 0;
       case OpKind::kResync: return caller_resync(qp, static_cast<u32>(op.arg));
