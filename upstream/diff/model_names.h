@@ -12,8 +12,10 @@
 // world. Shared on purpose (defined once, in //core:core): the work queue,
 // the audit hooks (core/model_audit.h), lockcheck.
 //
-// Completeness: a function of those files left out here is defined twice and
-// the link fails, so the list cannot silently miss one of them.
+// Completeness: a function of those files left out here is defined twice, and
+// the statically linked targets (//fuzz:model_vs_upstream_test,
+// //upstream/diff:diff_test, the _fuzzer binary) fail to link. (A dynamic
+// link would silently bind it to one instance.)
 #ifndef FLOWCHECK_UPSTREAM_DIFF_MODEL_NAMES_H_
 #define FLOWCHECK_UPSTREAM_DIFF_MODEL_NAMES_H_
 
