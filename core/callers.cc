@@ -1,6 +1,7 @@
 // core/callers.cc: see callers.h.
 #include "core/callers.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
@@ -93,18 +94,28 @@ void caller_rarr_wait(rvt_qp* qp, CallerObserver* observer) {
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
-// hfi1_kern_exp_rcv_setup() steps 4 and 9.
-void caller_rarr_grant(rvt_qp* qp, CallerObserver* observer) {
+// hfi1_kern_exp_rcv_setup()'s exp_lock section when the TIDs are there: the
+// FIFO gate, then the grant or the queueing.
+int caller_rarr_grant(rvt_qp* qp, CallerObserver* observer) {
   hfi1_ctxtdata* rcd = qp->priv->rcd;
   unsigned long flags, flags2;
   spin_lock_irqsave(&qp->s_lock, flags);
   spin_lock_irqsave(&rcd->exp_lock, flags2);
+  if (kernel_tid_waiters(rcd, &rcd->rarr_queue, qp)) {
+    queue_qp_for_tid_wait(rcd, &rcd->rarr_queue, qp);  // "goto queue"
+    if (observer != nullptr)
+      observer->UnderLock(rcd, CallerEvent{CallerOp::kRarrGrant, qp, 0, -EAGAIN});
+    spin_unlock_irqrestore(&rcd->exp_lock, flags2);
+    spin_unlock_irqrestore(&qp->s_lock, flags);
+    return -EAGAIN;
+  }
   dequeue_tid_waiter(rcd, &rcd->rarr_queue, qp);
   rvt_qp* fqp = first_qp(rcd, &rcd->rarr_queue);
   if (observer != nullptr) observer->UnderLock(rcd, CallerEvent{CallerOp::kRarrGrant, qp, 0, 0});
   spin_unlock_irqrestore(&rcd->exp_lock, flags2);
   tid_rdma_schedule_tid_wakeup(fqp);
   spin_unlock_irqrestore(&qp->s_lock, flags);
+  return 0;
 }
 
 // hfi1_kern_exp_rcv_clear() steps 2 and 4.

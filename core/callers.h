@@ -16,9 +16,13 @@
 //                                the flow, which the QP keeps)
 //   caller_rarr_wait(qp)         hfi1_kern_exp_rcv_setup finding no RcvArray
 //                                space: s_lock, exp_lock -> queue on rarr_queue
-//   caller_rarr_grant(qp)        hfi1_kern_exp_rcv_setup succeeding: s_lock,
-//                                exp_lock -> dequeue_tid_waiter(rarr_queue),
-//                                first_qp(rarr_queue); unlock; wake it
+//   caller_rarr_grant(qp)        hfi1_kern_exp_rcv_setup with the TIDs there:
+//                                s_lock, exp_lock -> if kernel_tid_waiters(
+//                                rarr_queue, qp) (another QP first, or qp at
+//                                the head unflagged): queue_qp_for_tid_wait
+//                                (nothing if already on a list), -EAGAIN;
+//                                else dequeue_tid_waiter(rarr_queue),
+//                                first_qp(rarr_queue); unlock; wake it; 0
 //   caller_rarr_release(qp)      hfi1_kern_exp_rcv_clear: s_lock; exp_lock ->
 //                                first_qp(rarr_queue); unlock; wake it
 //   caller_set_wants_flow(qp,b)  NOT KERNEL: the request layer's state
@@ -81,7 +85,7 @@ struct CallerEvent {
   // The call's argument: `last` (reserve), the index (release), the PSN
   // (resync); 0 for the others.
   long arg;
-  // The call's result: setup 0 / -EAGAIN; reserve the flow / -EAGAIN;
+  // The call's result: setup and rarr_grant 0 / -EAGAIN; reserve the flow / -EAGAIN;
   // give-up and resync 1 (flushed / accepted) or 0; 0 for the others.
   int ret;
 };
@@ -100,7 +104,7 @@ void caller_clear_hw_flow(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_flush_wait(rvt_qp* qp, CallerObserver* observer = nullptr);
 bool caller_give_up_flow_wait(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_rarr_wait(rvt_qp* qp, CallerObserver* observer = nullptr);
-void caller_rarr_grant(rvt_qp* qp, CallerObserver* observer = nullptr);
+int caller_rarr_grant(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_rarr_release(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_set_wants_flow(rvt_qp* qp, bool wants_flow);
 bool caller_resync(rvt_qp* qp, u32 psn, CallerObserver* observer = nullptr);

@@ -142,6 +142,31 @@ TEST_F(CallersTest, RarrCallsAreSeenInsideTheirCriticalSection) {
   EXPECT_TRUE(lock_reports_.reports().empty());
 }
 
+// hfi1_kern_exp_rcv_setup's FIFO gate (kernel_tid_waiters on rarr_queue)
+// runs inside the grant's exp_lock section: a QP behind another RcvArray
+// waiter is queued, not granted, however the caller got there.
+TEST_F(CallersTest, ARarrGrantBehindAnotherWaiterQueuesInstead) {
+  ASSERT_EQ(caller_setup_hw_flow(model_.qp(0)), 0);
+  ASSERT_EQ(caller_setup_hw_flow(model_.qp(1)), 0);
+  caller_rarr_wait(model_.qp(0));
+  EXPECT_EQ(caller_rarr_grant(model_.qp(1), &rec_), -EAGAIN);
+  ASSERT_THAT(Ops(rec_.seen), ElementsAre(CallerOp::kRarrGrant));
+  EXPECT_EQ(rec_.seen[0].ret, -EAGAIN);
+  EXPECT_TRUE(rec_.seen[0].on_a_queue);
+  EXPECT_THAT(model_.rarr_queue_qpns(), ElementsAre(1u, 2u));  // FIFO kept
+  EXPECT_TRUE(model_.waiting(1));
+  // A second try while still behind: nothing changes (already on the list).
+  EXPECT_EQ(caller_rarr_grant(model_.qp(1)), -EAGAIN);
+  EXPECT_THAT(model_.rarr_queue_qpns(), ElementsAre(1u, 2u));
+  // The head (flagged) is granted and wakes the next, which then gets its turn.
+  EXPECT_EQ(caller_rarr_grant(model_.qp(0)), 0);
+  EXPECT_THAT(model_.rarr_queue_qpns(), ElementsAre(2u));
+  EXPECT_EQ(caller_rarr_grant(model_.qp(1)), 0);
+  EXPECT_TRUE(model_.rarr_queue_qpns().empty());
+  model_.wq().RunAll();
+  EXPECT_TRUE(lock_reports_.reports().empty());
+}
+
 TEST_F(CallersTest, ResyncAndItsAckAreSeenWithThePsnAndTheVerdict) {
   // A QP without a flow accepts any generation (tid_rdma.h).
   const u32 psn = ((5u << HFI1_KDETH_BTH_SEQ_SHIFT) - 1) & PSN_MASK;

@@ -108,6 +108,7 @@ struct hfi1_ibdev {
 // hfi.h: struct hfi1_devdata, trimmed. Owns its contexts.
 struct hfi1_devdata {
   hfi1_ibdev verbs_dev;
+  u32 flags = 0;  // HFI1_SHUTDOWN (core/qp.h) stops hfi1_schedule_send queueing
   std::vector<std::unique_ptr<hfi1_ctxtdata>> rcd;  // dd->rcd[ctxt]
   u16 n_krcv_queues = 0;          // kernel receive contexts (ctxt 0 included)
   u16 first_dyn_alloc_ctxt = 0;   // contexts below it get generations at init

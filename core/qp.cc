@@ -50,14 +50,31 @@ rvt_qp* hfi1_model_create_qp(hfi1_devdata* dd, u32 qpn) {
   return qp;
 }
 
+// rdmavt's _rvt_reset_qp() as rvt_reset_qp() calls it (r_lock, s_hlock,
+// s_lock taken; s_hlock is not modelled), flow-layer part.
 int hfi1_model_teardown_qp(rvt_qp* qp) {
-  unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
-  flush_qp_waiters(qp);                          // rvt_reset_qp -> flush
-  hfi1_kern_clear_hw_flow(qp->priv->rcd, qp);    // notify_qp_reset
-  spin_unlock_irqrestore(&qp->s_lock, flags);
+  spin_lock_irq(&qp->r_lock);
+  spin_lock(&qp->s_lock);
+  /* Let drivers flush their waitlist */
+  flush_qp_waiters(qp);
+  qp->s_flags &= ~(RVT_S_TIMER | RVT_S_ANY_WAIT);
+  spin_unlock(&qp->s_lock);
+  spin_unlock_irq(&qp->r_lock);
+
+  /* Stop the send queue and the retry timer */
   stop_send_queue(qp);
+  // quiesce_qp (timers, SDMA/PIO drains, the tx list): nothing modelled.
   rvt_put_qp(qp);                                // rvt_remove_qp
+
+  /* grab the lock b/c it was locked at call time */
+  spin_lock_irq(&qp->r_lock);
+  spin_lock(&qp->s_lock);
+  // notify_qp_reset -> hfi1_qp_kern_exp_rcv_clear_all: "First, clear the
+  // flow to help prevent any delayed packets from being delivered."
+  if (qp->priv->flow_state.index != RXE_NUM_TID_FLOWS)
+    hfi1_kern_clear_hw_flow(qp->priv->rcd, qp);
+  spin_unlock(&qp->s_lock);
+  spin_unlock_irq(&qp->r_lock);
   return qp->refcount.load(std::memory_order_acquire);
 }
 
@@ -79,12 +96,34 @@ void stop_send_queue(rvt_qp* qp) {
     rvt_put_qp(qp);
 }
 
+// qp.h hfi1_send_ok(); verbs_txreq_queued() is false in the model.
+bool hfi1_send_ok(rvt_qp* qp) {
+  return !(qp->s_flags & (RVT_S_BUSY | HFI1_S_ANY_WAIT_IO)) &&
+         ((qp->s_flags & RVT_S_RESP_PENDING) || !(qp->s_flags & RVT_S_ANY_WAIT_SEND));
+}
+
+namespace {
+
+// qp.c _hfi1_schedule_send(); the CPU (the SDMA engine's or the NUMA node's
+// first) is not modelled.
+bool _hfi1_schedule_send(rvt_qp* qp) {
+  struct hfi1_qp_priv *priv = qp->priv;
+  struct hfi1_devdata *dd = priv->rcd->dd;
+
+  if (dd->flags & HFI1_SHUTDOWN)
+    return true;
+  return queue_work_on(0, dd->hfi1_wq, &priv->s_iowait.iowork);
+}
+
+}  // namespace
+
 bool hfi1_schedule_send(rvt_qp* qp) {
   lockdep_assert_held(&qp->s_lock);
-  struct hfi1_qp_priv *priv = qp->priv;
-
-  queue_work_on(0, priv->rcd->dd->hfi1_wq, &priv->s_iowait.iowork);
-  return true;
+  if (hfi1_send_ok(qp)) {
+    _hfi1_schedule_send(qp);
+    return true;
+  }
+  return false;
 }
 
 void hfi1_do_send(rvt_qp* qp, bool /*in_thread*/) {
@@ -92,11 +131,18 @@ void hfi1_do_send(rvt_qp* qp, bool /*in_thread*/) {
   unsigned long flags;
 
   spin_lock_irqsave(&qp->s_lock, flags);
+  /* Return if we are already busy processing a work request. */
+  if (!hfi1_send_ok(qp)) {
+    spin_unlock_irqrestore(&qp->s_lock, flags);
+    return;
+  }
+  qp->s_flags |= RVT_S_BUSY;
   priv->model_req.send_engine_runs++;
   if (priv->model_req.send_engine != nullptr)
     priv->model_req.send_engine(qp, priv->model_req.send_engine_arg);
   else
     hfi1_model_send_engine(qp, nullptr);
+  qp->s_flags &= ~RVT_S_BUSY;  // the request builders clear it when they stop
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 

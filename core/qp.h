@@ -105,10 +105,12 @@ void hfi1_qp_priv_init(hfi1_devdata* dd, rvt_qp* qp);
 // s_lock (one lock class each for all QPs), refcount 1, hfi1_qp_priv_init.
 rvt_qp* hfi1_model_create_qp(hfi1_devdata* dd, u32 qpn);
 
-// Model of QP destroy, flow-layer part, from a thread holding no lock:
-// under s_lock, flush_qp_waiters and hfi1_kern_clear_hw_flow (as
-// notify_qp_reset does); then stop_send_queue; then drops the table reference.
-// Returns the references still held afterwards: 0 when nothing leaked.
+// Model of QP destroy, flow-layer part, from a thread holding no lock, in
+// rdmavt's _rvt_reset_qp order: under r_lock and s_lock, flush_qp_waiters and
+// clear RVT_S_TIMER | RVT_S_ANY_WAIT; unlock; stop_send_queue; (quiesce_qp:
+// nothing modelled); drop the table reference (rvt_remove_qp); under r_lock
+// and s_lock again, notify_qp_reset's hfi1_kern_clear_hw_flow if the QP owns
+// a flow. Returns the references still held afterwards: 0 when nothing leaked.
 int hfi1_model_teardown_qp(rvt_qp* qp);
 // Frees a QP. Call only when no one can reach it any more.
 void hfi1_model_free_qp(rvt_qp* qp);
@@ -119,12 +121,50 @@ void flush_qp_waiters(rvt_qp* qp) __must_hold(&qp->s_lock);
 // trigger_work owned a QP reference, which is dropped. No lock held.
 void stop_send_queue(rvt_qp* qp);
 
-// ruc.c: hfi1_schedule_send(). Queues the QP's send work (no-op if pending).
-// The kernel first checks hfi1_send_ok() (RVT_S_BUSY, I/O waits); the model
-// has no such state, so the check always passes and this returns true.
+// rdmavt_qp.h and hfi1's qp.h: the s_flags bits hfi1_send_ok() reads. The
+// flow layer sets none of them (the request layer, the SDMA/PIO engines and
+// rdmavt do); a test or harness sets them, under s_lock, to hold a QP's sends.
+inline constexpr u32 RVT_S_BUSY = 0x0002;
+inline constexpr u32 RVT_S_TIMER = 0x0004;
+inline constexpr u32 RVT_S_RESP_PENDING = 0x0008;
+inline constexpr u32 RVT_S_WAIT_FENCE = 0x0020;
+inline constexpr u32 RVT_S_WAIT_RDMAR = 0x0040;
+inline constexpr u32 RVT_S_WAIT_RNR = 0x0080;
+inline constexpr u32 RVT_S_WAIT_SSN_CREDIT = 0x0100;
+inline constexpr u32 RVT_S_WAIT_DMA = 0x0200;
+inline constexpr u32 RVT_S_WAIT_PIO = 0x0400;
+inline constexpr u32 RVT_S_WAIT_TX = 0x0800;
+inline constexpr u32 RVT_S_WAIT_DMA_DESC = 0x1000;
+inline constexpr u32 RVT_S_WAIT_KMEM = 0x2000;
+inline constexpr u32 RVT_S_WAIT_PSN = 0x4000;
+inline constexpr u32 RVT_S_WAIT_ACK = 0x8000;
+inline constexpr u32 RVT_S_ANY_WAIT_IO =
+    RVT_S_WAIT_PIO | RVT_S_WAIT_TX | RVT_S_WAIT_DMA_DESC | RVT_S_WAIT_KMEM;
+inline constexpr u32 RVT_S_ANY_WAIT_SEND = RVT_S_WAIT_FENCE | RVT_S_WAIT_RDMAR |
+                                           RVT_S_WAIT_RNR | RVT_S_WAIT_SSN_CREDIT |
+                                           RVT_S_WAIT_DMA | RVT_S_WAIT_PSN | RVT_S_WAIT_ACK;
+inline constexpr u32 RVT_S_ANY_WAIT = RVT_S_ANY_WAIT_IO | RVT_S_ANY_WAIT_SEND;
+inline constexpr u32 HFI1_S_WAIT_PIO_DRAIN = 0x20000000;
+inline constexpr u32 HFI1_S_ANY_WAIT_IO = RVT_S_ANY_WAIT_IO | HFI1_S_WAIT_PIO_DRAIN;
+// hfi.h: dd->flags bit set when the device shuts down.
+inline constexpr u32 HFI1_SHUTDOWN = 0x100;
+
+// qp.h hfi1_send_ok(): the QP may send: not RVT_S_BUSY, no HFI1_S_ANY_WAIT_IO,
+// and a response pending or no RVT_S_ANY_WAIT_SEND. (The kernel's third way,
+// a queued verbs txreq, does not exist in the model.) Needs s_lock.
+bool hfi1_send_ok(rvt_qp* qp) __must_hold(&qp->s_lock);
+
+// qp.c: hfi1_schedule_send(). If hfi1_send_ok(): _hfi1_schedule_send()
+// (nothing while the device shuts down, HFI1_SHUTDOWN in dd->flags; else
+// queues the QP's send work, a no-op if pending) and returns true; otherwise
+// returns false and queues nothing. (The kernel then marks the iowait
+// IOWAIT_PENDING_IB if an I/O wait is set; the model has no I/O waits that
+// would resume it.) Needs s_lock.
 bool hfi1_schedule_send(rvt_qp* qp) __must_hold(&qp->s_lock);
-// ruc.c: hfi1_do_send(): takes s_lock (irqsave) and runs the send engine.
-// Called with no lock held (from the send work or tid_rdma_trigger_resume).
+// ruc.c: hfi1_do_send(): takes s_lock (irqsave); returns at once if
+// !hfi1_send_ok() ("already busy processing a work request"); else sets
+// RVT_S_BUSY, runs the send engine, clears RVT_S_BUSY. Called with no lock
+// held (from the send work or tid_rdma_trigger_resume).
 void hfi1_do_send(rvt_qp* qp, bool in_thread);
 // ruc.c: _hfi1_do_send(), the send work's function.
 void _hfi1_do_send(work_struct* work);

@@ -69,8 +69,9 @@ inline constexpr CheckId<StressCheck> kStressCheckIds[] = {
      "a flow's owner holding its s_lock sees its flow index unchanged"},
     {StressCheck::kClear, "clear", "hfi1_kern_clear_hw_flow leaves the QP owning no flow"},
     {StressCheck::kQueue, "queue",
-     "after an op that queues or unqueues a QP (rarr wait, rarr grant, flush), the QP is on the "
-     "queue the op promises"},
+     "after an op that queues or unqueues a QP (rarr wait, flush), the QP is on the queue the op "
+     "promises (a rarr grant may be refused by the kernel's FIFO gate and queue the QP instead: "
+     "its result sets the thread's view, which `ownership` checks at quiescent points)"},
     {StressCheck::kNoLostWakeup, "no-lost-wakeup",
      "no wakeup is lost: at rest a waiter on flow_queue means all 32 flows are reserved (or its "
      "wakeup is pending), and every wait that began ends, granted or given up"},

@@ -49,7 +49,7 @@ bool DrainRound(Run* run) {
   // still to be seen and released: one more round.
   for (const auto& p : run->participants) {
     for (const QpSlot& s : p->slots) {
-      if (s.state == QpState::kWaitingFlow) waiters = true;
+      if (s.state == QpState::kWaitingFlow || s.state == QpState::kOwnedRarr) waiters = true;
     }
   }
   run->Beat();

@@ -156,8 +156,12 @@ void OpPoll(Participant* p, QpSlot* s) {
 
 void OpRarrGrant(Participant* p, QpSlot* s) {
   p->doing.store("rarr grant (dequeue from rarr_queue, wake its head)", std::memory_order_relaxed);
-  OpCheck check(p, s->ctx, "rarr grant", 0);
-  caller_rarr_grant(s->qp, &check);
+  // Behind another RcvArray waiter the kernel's gate queues it instead.
+  OpCheck check(p, s->ctx, "rarr grant", kAnyQueue);
+  if (caller_rarr_grant(s->qp, &check) != 0) {
+    s->state = QpState::kOwnedRarr;
+    return;
+  }
   p->Count(kRarrGrants);
   s->state = QpState::kOwned;
 }

@@ -35,6 +35,7 @@ void Drain(Run* run, Participant* p) {
   }
   for (;;) {
     for (QpSlot& s : p->slots) {
+      if (s.state == QpState::kOwnedRarr) OpRarrGrant(p, &s);  // was behind another
       if (s.state == QpState::kWaitingFlow) OpPoll(p, &s);
       if (s.state == QpState::kOwned) OpRelease(p, &s);
     }

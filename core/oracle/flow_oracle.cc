@@ -178,9 +178,16 @@ void FlowOracle::FlushWait(int qp) {
 
 void FlowOracle::RarrWait(int qp) { Enqueue(Queue::kRarr, qp); }
 
-void FlowOracle::RarrGrant(int qp) {
+int FlowOracle::RarrGrant(int qp) {
+  // hfi1_kern_exp_rcv_setup's kernel_tid_waiters gate, as in SetupHwFlow.
+  const int head = Head(Queue::kRarr);
+  if (!(head == -1 || (head == qp && qps_[qp].waiting))) {
+    Enqueue(Queue::kRarr, qp);
+    return kEagain;
+  }
   Remove(Queue::kRarr, qp);
   WakeByWork(Head(Queue::kRarr));
+  return 0;
 }
 
 void FlowOracle::RarrRelease(int qp) {

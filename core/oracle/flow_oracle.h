@@ -93,7 +93,7 @@ class FlowOracle {
   void ClearHwFlow(int qp);
   void FlushWait(int qp);
   void RarrWait(int qp);
-  void RarrGrant(int qp);
+  int RarrGrant(int qp);  // 0, or kEagain (queued: another QP waits first)
   void RarrRelease(int qp);
   void SetWantsFlow(int qp, bool wants_flow);
   bool Resync(int qp, uint32_t psn);

@@ -106,6 +106,8 @@ void Lockstep::Reset(uint64_t seed) {
   rcd_->random.state = seed;  // hfi1_model_alloc_devdata: context 0 uses seed + 0
   hfi1_kern_init_ctxt_generations(rcd_);
   dd_->verbs_dev.n_tidwait = 0;
+  if (mirror_ != nullptr) mirror_->Reset(seed);
+  mirror_diffs_.clear();
   // The QPs as hfi1_model_create_qp leaves them.
   for (rvt_qp* qp : qps_) {
     spin_lock_irqsave(&qp->s_lock, flags);
@@ -158,8 +160,8 @@ StepResult Lockstep::Step(const Op& op, bool compare_state) {
       o.RarrWait(op.qp);
       break;
     case OpKind::kRarrGrant:
-      caller_rarr_grant(qp);
-      o.RarrGrant(op.qp);
+      r.model_ret = caller_rarr_grant(qp);
+      r.oracle_ret = o.RarrGrant(op.qp);
       break;
     case OpKind::kRarrRelease:
       caller_rarr_release(qp);
@@ -190,11 +192,28 @@ StepResult Lockstep::Step(const Op& op, bool compare_state) {
       r.oracle_ret = o.RunOneWork();
       break;
   }
+  if (mirror_ != nullptr) {
+    const int64_t mirror_ret = mirror_->Step(op);
+    if (mirror_ret != r.model_ret) {
+      mirror_diffs_.push_back(absl::StrFormat("%s: returned %d, %s returned %d", OpToString(op),
+                                              r.model_ret, mirror_->name(), mirror_ret));
+    }
+  }
   if (compare_state) r.diffs = Compare();
   return r;
 }
 
 std::vector<std::string> Lockstep::Compare() {
+  std::vector<std::string> diffs = CompareWithOracle();
+  if (mirror_ != nullptr) {
+    diffs.insert(diffs.end(), mirror_diffs_.begin(), mirror_diffs_.end());
+    mirror_diffs_.clear();
+    mirror_->Compare(*this, &diffs);
+  }
+  return diffs;
+}
+
+std::vector<std::string> Lockstep::CompareWithOracle() {
   unsigned long flags;
   spin_lock_irqsave(&rcd_->exp_lock, flags);
   const bool fit = SnapshotModel(*rcd_, qps_, wq_, &model_snapshot_) &&

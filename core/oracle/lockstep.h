@@ -36,7 +36,7 @@ enum class OpKind {
   kClearHwFlow,   // caller_clear_hw_flow(qp)             -> 0
   kFlushWait,     // caller_flush_wait(qp)                -> 0
   kRarrWait,      // caller_rarr_wait(qp)                 -> 0
-  kRarrGrant,     // caller_rarr_grant(qp)                -> 0
+  kRarrGrant,     // caller_rarr_grant(qp)                -> 0 (-EAGAIN: queued)
   kRarrRelease,   // caller_rarr_release(qp)              -> 0
   kSetWantsFlow,  // caller_set_wants_flow(qp, arg != 0)  -> 0
   kResync,        // caller_resync(qp, psn = arg)         -> 1 accepted / 0
@@ -69,6 +69,25 @@ struct StepResult {
 
 class Lockstep {
  public:
+  // A second implementation of the flow layer, driven with the same ops on a
+  // world of its own and compared with this Lockstep's model after them: the
+  // differential target (upstream/diff/: core's model beside the kernel's
+  // text). Same threading contract as Step.
+  class Mirror {
+   public:
+    virtual ~Mirror() = default;
+    // What the mirror is, for its lines in a report ("core's model").
+    virtual const char* name() const = 0;
+    // As Reset: the mirror's world as fresh as a new one made with `seed`.
+    virtual void Reset(uint64_t seed) = 0;
+    // Makes `op` on the mirror's world; returns what it returned (Step's
+    // model_ret convention).
+    virtual int64_t Step(const Op& op) = 0;
+    // Appends every difference between the mirror's state and `model`'s
+    // (Lockstep's own model, at rest), one line each.
+    virtual void Compare(Lockstep& model, std::vector<std::string>* diffs) = 0;
+  };
+
   Lockstep(int num_qps, uint64_t seed);
   ~Lockstep();
   Lockstep(const Lockstep&) = delete;
@@ -95,7 +114,17 @@ class Lockstep {
   // (snapshot.h) without allocating; CompareWithModel runs only when they
   // differ (or do not fit). Snapshots that differ where CompareWithModel
   // sees no difference are a harness bug and abort with a message.
+  // With a mirror (set_mirror) the mirror's differences follow, each return
+  // value it disagreed on since the last Compare first.
   std::vector<std::string> Compare();
+
+  // Installs `m` (not owned; nullptr removes it): from now on Step makes each
+  // op on it right after the model, Compare adds its differences (so a Step
+  // with compare_state fails on them) and Reset resets it.
+  void set_mirror(Mirror* m) {
+    mirror_ = m;
+    mirror_diffs_.clear();
+  }
 
   // CheckInvariants on the model at rest, with the flows the harness
   // reserved (kReserveFlow) declared.
@@ -113,6 +142,7 @@ class Lockstep {
 
  private:
   void MakeOracle();
+  std::vector<std::string> CompareWithOracle();
 
   // Scratch for Compare (members: too big for a fuzzer's hot stack frame).
   StateSnapshot model_snapshot_, oracle_snapshot_;
@@ -121,6 +151,8 @@ class Lockstep {
   hfi1_ctxtdata* rcd_ = nullptr;
   std::vector<rvt_qp*> qps_;
   std::unique_ptr<FlowOracle> oracle_;
+  Mirror* mirror_ = nullptr;
+  std::vector<std::string> mirror_diffs_;  // return values, until Compare
 };
 
 }  // namespace oracle
