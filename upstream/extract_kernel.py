@@ -2,7 +2,7 @@
 """Writes the kernel's own tid_rdma.c functions into one C++ translation unit.
 
   extract_kernel.py --source=tid_rdma.c --functions=upstream/functions.txt \\
-      --source_info=SOURCE --out=kernel_tid_rdma.cc
+      --source_info=SOURCE --out=kernel_tid_rdma.cc [--profile=upstream/profiles/X.profile]
 
 Upstream mode's build step (the genrule //upstream:kernel_tid_rdma). Each
 function named in --functions is copied verbatim from --source: kernel style
@@ -19,6 +19,13 @@ declaration differs from the one --functions expects; also when an audited
 call redirection (calls=, only_in=) no longer matches where the kernel calls
 the function. The output is written atomically (temporary file, fsync,
 rename).
+
+--profile names the driver whose text it is (upstream/profiles/*.profile): its
+name map turns the driver's identifiers into the harness's (hfi2_ctxtdata ->
+hfi1_ctxtdata) by #defines around the verbatim text, its decl lines replace
+the declarations of functions.txt where that driver's differ, and an
+identifier the map should cover but does not fails the build naming it.
+Without --profile the text is hfi1's (nothing mapped).
 """
 
 import argparse
@@ -90,17 +97,114 @@ def parse_functions(text):
     return specs
 
 
+class Profile:
+    """A driver profile (upstream/profiles/README.md): the driver's name map
+    (its identifiers -> the harness's), where the driver lives, declaration
+    overrides. Profile() is hfi1's: nothing mapped."""
+
+    def __init__(self, name="hfi1", directory="drivers/infiniband/hw/hfi1"):
+        self.name = name
+        self.directory = directory
+        self.exact = {}        # driver identifier -> harness identifier
+        self.prefixes = []     # (driver prefix, harness prefix), from "map a_* b_*"
+        self.files = {}        # driver header name -> harness header name
+        self.mapped = []       # substrings an identifier must not keep unmapped
+        self.decls = {}        # harness function name -> functions.txt line
+
+    def to_harness(self, ident):
+        """The harness's name of one of the driver's identifiers (itself if
+        the map does not cover it)."""
+        if ident in self.exact:
+            return self.exact[ident]
+        for src, dst in self.prefixes:
+            if ident.startswith(src) and len(ident) > len(src):
+                return dst + ident[len(src):]
+        return ident
+
+    def to_driver(self, ident):
+        """The driver's name of one of the harness's identifiers (the inverse
+        of to_harness; itself if the map does not cover it)."""
+        for src, dst in self.exact.items():
+            if dst == ident:
+                return src
+        for src, dst in self.prefixes:
+            if ident.startswith(dst) and len(ident) > len(dst):
+                return src + ident[len(dst):]
+        return ident
+
+    def map_tokens(self, toks):
+        return [self.to_harness(t) for t in toks]
+
+    def unmapped(self, ident):
+        """True if `ident` names the driver (contains a `mapped` word) but the
+        map leaves it as it is."""
+        return self.to_harness(ident) == ident and any(m in ident for m in self.mapped)
+
+    def apply(self, specs):
+        """functions.txt's specs with this profile's decl lines in place."""
+        return [self.decls.get(s.name, s) for s in specs]
+
+
+def parse_profile(text, display="profile"):
+    """Parses a .profile file; raises ExtractError naming the line."""
+    prof = Profile(name=None, directory=None)
+    ident = re.compile(r"^[A-Za-z_]\w*$")
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, _, rest = line.partition(" ")
+        rest = rest.strip()
+        where = f"{display}:{lineno}"
+        if key in ("name", "dir") and rest and " " not in rest:
+            if key == "name":
+                prof.name = rest
+            else:
+                prof.directory = rest.rstrip("/")
+        elif key == "mapped" and rest:
+            prof.mapped.extend(rest.split())
+        elif key == "map" and len(rest.split()) == 2:
+            src, dst = rest.split()
+            if src.endswith("*") != dst.endswith("*"):
+                raise ExtractError(f"{where}: map {src} {dst}: both or neither end in '*'")
+            if not ident.match(src.rstrip("*")) or not ident.match(dst.rstrip("*")):
+                raise ExtractError(f"{where}: map {src} {dst}: not identifiers")
+            if src.endswith("*"):
+                prof.prefixes.append((src[:-1], dst[:-1]))
+            elif src in prof.exact:
+                raise ExtractError(f"{where}: {src} mapped twice")
+            else:
+                prof.exact[src] = dst
+        elif key == "file" and len(rest.split()) == 2:
+            src, dst = rest.split()
+            prof.files[src] = dst
+        elif key == "decl" and rest:
+            spec = parse_functions("\n" * (lineno - 1) + rest)[0]
+            if spec.name in prof.decls:
+                raise ExtractError(f"{where}: decl {spec.name} given twice")
+            prof.decls[spec.name] = spec
+        else:
+            raise ExtractError(f"{where}: expected 'name N', 'dir D', 'mapped W...', "
+                               f"'map FROM TO', 'file FROM TO' or 'decl LINE', not '{line}'")
+    if not prof.name or not prof.directory:
+        raise ExtractError(f"{display}: needs a 'name' and a 'dir' line")
+    return prof
+
+
 class Found:
     """A definition in the kernel file: lines [start, end] (0-based, inclusive)."""
 
-    def __init__(self, spec, lines, start, brace, end):
+    def __init__(self, spec, lines, start, brace, end, profile=None):
+        profile = profile or Profile()
         self.spec = spec
         self.start = start
         self.end = end
         self.declaration = "\n".join(lines[start:brace])
         self.text = "\n".join(lines[start:end + 1])
-        self.body_tokens = tokens("\n".join(lines[brace:end + 1]))
-        self.static = tokens(self.declaration)[:1] == ["static"]
+        # Tokens in the harness's names (the profile's map applied).
+        self.declaration_tokens = profile.map_tokens(tokens(self.declaration))
+        self.body_tokens = profile.map_tokens(tokens("\n".join(lines[brace:end + 1])))
+        self.static = self.declaration_tokens[:1] == ["static"]
 
 
 def _is_column0_declaration(line):
@@ -139,7 +243,7 @@ def find_definitions(name, lines, display):
 
 def check_declaration(spec, found, display):
     want = _drop_static(tokens(spec.declaration))
-    have = _drop_static(tokens(found.declaration))
+    have = _drop_static(found.declaration_tokens)
     if want == have:
         return
     for k in range(max(len(want), len(have))):
@@ -175,24 +279,47 @@ def check_redirections(found_in_order, display):
                     f"its calls could not go to {spec.calls}")
 
 
-def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="kernel_tid_rdma.cc"):
+def check_mapped(found, profile, display):
+    """Every identifier of the extracted text that names the driver (a
+    profile `mapped` word) is covered by the profile's map."""
+    for f in found:
+        for t in tokens(f.text):
+            if profile.unmapped(t):
+                raise ExtractError(
+                    f"{display}: {profile.to_driver(f.spec.name)}: '{t}' is not in profile "
+                    f"{profile.name}'s name map (add a map line to its .profile)")
+
+
+def mapped_identifiers(found, profile):
+    """The driver's identifiers the extracted text uses that the map renames,
+    sorted: one #define each."""
+    return sorted({t for f in found for t in tokens(f.text) if profile.to_harness(t) != t})
+
+
+def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="kernel_tid_rdma.cc",
+            profile=None):
     """Returns the translation unit's text, or raises ExtractError."""
+    profile = profile or Profile()
+    specs = profile.apply(specs)
     lines = source_text.splitlines()
     found = []
     for spec in specs:
-        defs = find_definitions(spec.name, lines, display)
+        kname = profile.to_driver(spec.name)
+        defs = find_definitions(kname, lines, display)
         if not defs:
             raise ExtractError(
-                f"{display}: {spec.name}: not found (no definition of '{spec.name}' with its braces "
+                f"{display}: {kname}: not found (no definition of '{kname}' with its braces "
                 f"in column 0)")
         if len(defs) > 1:
             where = ", ".join(str(d[0] + 1) for d in defs)
-            raise ExtractError(f"{display}: {spec.name}: defined {len(defs)} times (lines {where})")
-        f = Found(spec, lines, *defs[0])
+            raise ExtractError(f"{display}: {kname}: defined {len(defs)} times (lines {where})")
+        f = Found(spec, lines, *defs[0], profile=profile)
         check_declaration(spec, f, display)
         found.append(f)
     found.sort(key=lambda f: f.start)
     check_redirections(found, display)
+    check_mapped(found, profile, display)
+    renamed = mapped_identifiers(found, profile)
 
     out = []
 
@@ -210,6 +337,12 @@ def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="
         emit(f"// Kernel source: {info}")
     emit('#include "upstream/shim/prelude.h"')
     emit()
+    if renamed:
+        emit(f"// Profile {profile.name} (upstream/profiles/{profile.name}.profile): the driver's")
+        emit("// names, mapped to the harness's.")
+        for t in renamed:
+            emit(f"#define {t} {profile.to_harness(t)}")
+        emit()
     emit("// Every function is renamed (most are static in the kernel); core's names are")
     emit("// defined by the trampolines at the end.")
     for f in found:
@@ -233,6 +366,8 @@ def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="
     emit()
     for f in found:
         emit(f"#undef {f.spec.name}")
+    for t in renamed:
+        emit(f"#undef {t}")
     emit('#include "upstream/trampolines.h"')
     return "\n".join(out) + "\n"
 
@@ -259,8 +394,10 @@ def main(argv):
     ap.add_argument("--source", required=True, help="the kernel's tid_rdma.c")
     ap.add_argument("--functions", required=True, help="upstream/functions.txt")
     ap.add_argument("--source_info", help="a file describing the kernel tree (SOURCE)")
-    ap.add_argument("--display", default="drivers/infiniband/hw/hfi1/tid_rdma.c",
-                    help="the file name used in #line markers and messages")
+    ap.add_argument("--display",
+                    help="the file name used in #line markers and messages (default: the "
+                         "profile's dir/tid_rdma.c)")
+    ap.add_argument("--profile", help="the driver's upstream/profiles/*.profile (default: hfi1's)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     try:
@@ -269,14 +406,19 @@ def main(argv):
                 source = f.read()
             with open(args.functions, encoding="utf-8") as f:
                 specs = parse_functions(f.read())
+            profile = Profile()
+            if args.profile:
+                with open(args.profile, encoding="utf-8") as f:
+                    profile = parse_profile(f.read(), display=os.path.basename(args.profile))
+            display = args.display or f"{profile.directory}/tid_rdma.c"
             info = ""
             if args.source_info:
                 with open(args.source_info, encoding="utf-8") as f:
                     info = f.read()
         except OSError as e:
             raise ExtractError(f"cannot read {e.filename}: {e.strerror}")
-        text = extract(source, specs, display=args.display, source_info=info,
-                       out_name=os.path.basename(args.out))
+        text = extract(source, specs, display=display, source_info=info,
+                       out_name=os.path.basename(args.out), profile=profile)
         write_atomically(args.out, text)
     except ExtractError as e:
         print(f"upstream: {e}", file=sys.stderr)
