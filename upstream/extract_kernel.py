@@ -34,6 +34,9 @@ import re
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from driver_profile import Profile, ProfileError, parse_profile  # noqa: E402,F401
+
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d\w*|->|&&|\|\||<<|>>|[^\s]")
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _PREFIX = "upstream_"
@@ -95,100 +98,6 @@ def parse_functions(text):
         if names.count(n) > 1:
             raise ExtractError(f"functions.txt: {n}: listed twice")
     return specs
-
-
-class Profile:
-    """A driver profile (upstream/profiles/README.md): the driver's name map
-    (its identifiers -> the harness's), where the driver lives, declaration
-    overrides. Profile() is hfi1's: nothing mapped."""
-
-    def __init__(self, name="hfi1", directory="drivers/infiniband/hw/hfi1"):
-        self.name = name
-        self.directory = directory
-        self.exact = {}        # driver identifier -> harness identifier
-        self.prefixes = []     # (driver prefix, harness prefix), from "map a_* b_*"
-        self.files = {}        # driver header name -> harness header name
-        self.mapped = []       # substrings an identifier must not keep unmapped
-        self.decls = {}        # harness function name -> functions.txt line
-
-    def to_harness(self, ident):
-        """The harness's name of one of the driver's identifiers (itself if
-        the map does not cover it)."""
-        if ident in self.exact:
-            return self.exact[ident]
-        for src, dst in self.prefixes:
-            if ident.startswith(src) and len(ident) > len(src):
-                return dst + ident[len(src):]
-        return ident
-
-    def to_driver(self, ident):
-        """The driver's name of one of the harness's identifiers (the inverse
-        of to_harness; itself if the map does not cover it)."""
-        for src, dst in self.exact.items():
-            if dst == ident:
-                return src
-        for src, dst in self.prefixes:
-            if ident.startswith(dst) and len(ident) > len(dst):
-                return src + ident[len(dst):]
-        return ident
-
-    def map_tokens(self, toks):
-        return [self.to_harness(t) for t in toks]
-
-    def unmapped(self, ident):
-        """True if `ident` names the driver (contains a `mapped` word) but the
-        map leaves it as it is."""
-        return self.to_harness(ident) == ident and any(m in ident for m in self.mapped)
-
-    def apply(self, specs):
-        """functions.txt's specs with this profile's decl lines in place."""
-        return [self.decls.get(s.name, s) for s in specs]
-
-
-def parse_profile(text, display="profile"):
-    """Parses a .profile file; raises ExtractError naming the line."""
-    prof = Profile(name=None, directory=None)
-    ident = re.compile(r"^[A-Za-z_]\w*$")
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        key, _, rest = line.partition(" ")
-        rest = rest.strip()
-        where = f"{display}:{lineno}"
-        if key in ("name", "dir") and rest and " " not in rest:
-            if key == "name":
-                prof.name = rest
-            else:
-                prof.directory = rest.rstrip("/")
-        elif key == "mapped" and rest:
-            prof.mapped.extend(rest.split())
-        elif key == "map" and len(rest.split()) == 2:
-            src, dst = rest.split()
-            if src.endswith("*") != dst.endswith("*"):
-                raise ExtractError(f"{where}: map {src} {dst}: both or neither end in '*'")
-            if not ident.match(src.rstrip("*")) or not ident.match(dst.rstrip("*")):
-                raise ExtractError(f"{where}: map {src} {dst}: not identifiers")
-            if src.endswith("*"):
-                prof.prefixes.append((src[:-1], dst[:-1]))
-            elif src in prof.exact:
-                raise ExtractError(f"{where}: {src} mapped twice")
-            else:
-                prof.exact[src] = dst
-        elif key == "file" and len(rest.split()) == 2:
-            src, dst = rest.split()
-            prof.files[src] = dst
-        elif key == "decl" and rest:
-            spec = parse_functions("\n" * (lineno - 1) + rest)[0]
-            if spec.name in prof.decls:
-                raise ExtractError(f"{where}: decl {spec.name} given twice")
-            prof.decls[spec.name] = spec
-        else:
-            raise ExtractError(f"{where}: expected 'name N', 'dir D', 'mapped W...', "
-                               f"'map FROM TO', 'file FROM TO' or 'decl LINE', not '{line}'")
-    if not prof.name or not prof.directory:
-        raise ExtractError(f"{display}: needs a 'name' and a 'dir' line")
-    return prof
 
 
 class Found:
@@ -279,6 +188,18 @@ def check_redirections(found_in_order, display):
                     f"its calls could not go to {spec.calls}")
 
 
+def apply_decls(profile, specs):
+    """functions.txt's specs with the profile's decl lines in their place."""
+    decls = {}
+    for name, (lineno, line) in profile.decls.items():
+        try:
+            decls[name] = parse_functions("\n" * (lineno - 1) + line)[0]
+        except ExtractError as e:  # "functions.txt:N: ..." -> the profile's line
+            raise ExtractError(f"{profile.name}.profile:{lineno}: decl "
+                               f"{str(e).split(': ', 1)[1]}")
+    return [decls.get(s.name, s) for s in specs]
+
+
 def check_mapped(found, profile, display):
     """Every identifier of the extracted text that names the driver (a
     profile `mapped` word) is covered by the profile's map."""
@@ -300,7 +221,7 @@ def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="
             profile=None):
     """Returns the translation unit's text, or raises ExtractError."""
     profile = profile or Profile()
-    specs = profile.apply(specs)
+    specs = apply_decls(profile, specs)
     lines = source_text.splitlines()
     found = []
     for spec in specs:
@@ -420,7 +341,7 @@ def main(argv):
         text = extract(source, specs, display=display, source_info=info,
                        out_name=os.path.basename(args.out), profile=profile)
         write_atomically(args.out, text)
-    except ExtractError as e:
+    except (ExtractError, ProfileError) as e:
         print(f"upstream: {e}", file=sys.stderr)
         return 1
     return 0

@@ -112,7 +112,7 @@ def main(argv):
         ek.write_atomically(os.path.join(args.out, "SOURCE"),
                             f"generated: hfi2-shaped by upstream/hfi2_shaped.py from "
                             f"{os.path.abspath(args.hfi1)}\n")
-    except (ShapeError, ek.ExtractError) as e:
+    except (ShapeError, ek.ExtractError, ek.ProfileError) as e:
         print(f"hfi2_shaped: {e}", file=sys.stderr)
         return 1
     return 0

@@ -88,9 +88,9 @@ class Format(unittest.TestCase):
                           ("name x\ndir d\nmap a_* b\n", "both or neither"),
                           ("name x\ndir d\nmap a b\nmap a c\n", "a mapped twice"),
                           ("name x\n", "needs a 'name' and a 'dir'"),
-                          ("name x\ndir d\ndecl f | void g(void) |\n",
-                           "its declaration does not name it")]:
-            with self.assertRaises(ek.ExtractError) as c:
+                          ("name x\ndir d\ndecl f | a |\ndecl f | b |\n",
+                           "p:4: decl f given twice")]:
+            with self.assertRaises(ek.ProfileError) as c:
                 ek.parse_profile(text, display="p")
             self.assertIn(msg, str(c.exception))
 
@@ -114,6 +114,12 @@ class MappedExtraction(unittest.TestCase):
         with self.assertRaises(ek.ExtractError) as c:
             self.run_extract(prof=without)
         self.assertIn("width: declaration changed at 'u16' (expected 'u8')", str(c.exception))
+
+    def test_a_decl_line_must_name_its_function(self):
+        with self.assertRaises(ek.ExtractError) as c:
+            self.run_extract(prof=PROFILE + "decl reserve | static int other(int x) |\n")
+        self.assertIn("fab.profile:8: decl reserve: its declaration does not name it",
+                      str(c.exception))
 
     def test_an_unmapped_driver_name_fails_naming_it(self):
         with self.assertRaises(ek.ExtractError) as c:
@@ -167,7 +173,7 @@ def functions(text, prof):
     """harness name -> (the function's text, its tokens in the harness's names)."""
     lines = text.splitlines()
     out = {}
-    for spec in prof.apply(ek.parse_functions(read("functions.txt"))):
+    for spec in ek.apply_decls(prof, ek.parse_functions(read("functions.txt"))):
         (start, _, end), = ek.find_definitions(prof.to_driver(spec.name), lines, "t.c")
         body = "\n".join(lines[start:end + 1])
         out[spec.name] = (body, prof.map_tokens(ek.tokens(body)))
