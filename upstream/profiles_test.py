@@ -5,6 +5,10 @@
                                        extraction, on fabricated inputs
   profiles_test.py HFI1_TID_RDMA_C     also the hfi2-shaped generator's round
                                        trip on hfi1's real text
+  profiles_test.py HFI1_TID_RDMA_C HFI2_TID_RDMA_C
+                                       also: the real hfi2 text's 20 functions
+                                       differ from hfi1's by exactly those
+                                       changes (by hand; CI has no hfi2 tree)
 
 Round trip: upstream/hfi2_shaped.py turns hfi1's tid_rdma.c into hfi2's
 shape; the 20 extracted functions, mapped back through the hfi2 profile,
@@ -22,6 +26,7 @@ import extract_kernel as ek  # noqa: E402
 import hfi2_shaped  # noqa: E402
 
 HFI1_TEXT = None  # set from argv
+HFI2_TEXT = None  # set from argv (optional)
 
 
 def read(name):
@@ -180,7 +185,7 @@ def functions(text, prof):
     return out
 
 
-@unittest.skipIf(HFI1_TEXT is None and len(sys.argv) < 2, "no hfi1 tid_rdma.c given")
+@unittest.skipIf(len(sys.argv) < 2, "no hfi1 tid_rdma.c given")
 class RoundTrip(unittest.TestCase):
     def setUp(self):
         self.hfi2 = profile("hfi2")
@@ -213,8 +218,27 @@ class RoundTrip(unittest.TestCase):
         self.assertIn("has 0 copies", str(c.exception))
 
 
+@unittest.skipIf(len(sys.argv) < 3, "no hfi2 tid_rdma.c given")
+class RealHfi2(unittest.TestCase):
+    def test_real_hfi2_is_hfi1_but_for_the_listed_changes(self):
+        hfi2 = profile("hfi2")
+        want = functions(HFI1_TEXT, ek.Profile())
+        have = functions(HFI2_TEXT, hfi2)
+        generated = functions(hfi2_shaped.generate(HFI1_TEXT, hfi2), hfi2)
+        for name, (_, toks) in want.items():
+            with self.subTest(function=name):
+                self.assertEqual(" ".join(have[name][1]),
+                                 apply_changes(" ".join(toks), EXPECTED_CHANGES.get(name, [])))
+                self.assertEqual(have[name][1], generated[name][1])
+
+
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
-        with open(sys.argv.pop(1), encoding="utf-8", errors="surrogateescape") as f:
-            HFI1_TEXT = f.read()
-    unittest.main()
+    # The skipIf conditions above read sys.argv at import; the texts are read
+    # here and unittest gets no extra arguments.
+    texts = []
+    for path in sys.argv[1:3]:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            texts.append(f.read())
+    HFI1_TEXT = texts[0] if texts else None
+    HFI2_TEXT = texts[1] if len(texts) > 1 else None
+    unittest.main(argv=sys.argv[:1])
