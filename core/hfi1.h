@@ -105,10 +105,20 @@ struct hfi1_ibdev {
   u64 n_tidwait = 0;
 };
 
+// The hfi2 driver's per-chip parameters (dd->params), reduced to the one
+// the flow layer reads: the flow table's CSR offset. hfi1 uses the constant
+// RCV_TID_FLOW_TABLE; the model's chip has that layout, so hfi2's text
+// (upstream mode, profile hfi2) addresses the same registers.
+struct hfi1_chip_params {
+  u32 rcv_tid_flow_table_reg;
+};
+inline constexpr hfi1_chip_params kModelChipParams = {RCV_TID_FLOW_TABLE};
+
 // hfi.h: struct hfi1_devdata, trimmed. Owns its contexts.
 struct hfi1_devdata {
   hfi1_ibdev verbs_dev;
   u32 flags = 0;  // HFI1_SHUTDOWN (core/qp.h) stops hfi1_schedule_send queueing
+  const hfi1_chip_params* params = &kModelChipParams;  // hfi2: dd->params
   std::vector<std::unique_ptr<hfi1_ctxtdata>> rcd;  // dd->rcd[ctxt]
   u16 n_krcv_queues = 0;          // kernel receive contexts (ctxt 0 included)
   u16 first_dyn_alloc_ctxt = 0;   // contexts below it get generations at init

@@ -3,8 +3,10 @@
 # Installs whatever is missing (tools/bootstrap.sh), then runs every test in
 # the default config and under ThreadSanitizer, then in upstream mode (the
 # kernel's own tid_rdma.c functions, docs/upstream.md) under ThreadSanitizer
-# with the proof that a changed kernel text fails. Extra arguments are passed
-# to every `bazel test` run, e.g. tools/test.sh --test_output=all.
+# with the proof that a changed kernel text fails, then with the hfi2 driver
+# profile on an hfi2-shaped text generated from hfi1's (default and TSan).
+# Extra arguments are passed to every `bazel test` run, e.g.
+# tools/test.sh --test_output=all.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -29,9 +31,20 @@ bazel test --config=upstream --config=tsan //... "$@"
 echo "=== upstream/prove_real_text.sh (a changed kernel text fails a test)"
 upstream/prove_real_text.sh --config=tsan "$@"
 
+# The hfi2 driver profile (upstream/profiles/hfi2.profile) without the hfi2
+# tree: an hfi2-shaped tid_rdma.c generated from Debian's hfi1 text (git-ignored).
+hfi2_tree=third_party/src/hfi2-generated
+echo "=== upstream/hfi2_shaped.py -> $hfi2_tree (hfi2-shaped text from hfi1's)"
+python3 upstream/hfi2_shaped.py --profile=upstream/profiles/hfi2.profile --out="$hfi2_tree" \
+  --hfi1=third_party/src/linux-hfi1/drivers/infiniband/hw/hfi1/tid_rdma.c
+echo "=== bazel test --config=upstream_hfi2 //... (the hfi2 profile on the generated text)"
+bazel test --config=upstream_hfi2 "--repo_env=FLOWCHECK_KERNEL_SRC=$hfi2_tree" //... "$@"
+echo "=== bazel test --config=upstream_hfi2 --config=tsan //... (the same under ThreadSanitizer)"
+bazel test --config=upstream_hfi2 --config=tsan "--repo_env=FLOWCHECK_KERNEL_SRC=$hfi2_tree" //... "$@"
+
 echo "=== tools/oss_fuzz_check.sh (.clusterfuzzlite/build.sh in an emulated OSS-Fuzz environment)"
 tools/oss_fuzz_check.sh
 echo "=== tools/coverage.sh on a tiny corpus (report written, summary line parses)"
 python3 tools/coverage_test.py --run-script ScriptTest
 
-echo "=== all tests passed in the default config, under TSan and in upstream mode under TSan ($(( $(date +%s) - start )) s)"
+echo "=== all tests passed in the default config, under TSan, in upstream mode under TSan, with the hfi2 profile and in the emulated OSS-Fuzz build ($(( $(date +%s) - start )) s)"

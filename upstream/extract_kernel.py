@@ -2,7 +2,7 @@
 """Writes the kernel's own tid_rdma.c functions into one C++ translation unit.
 
   extract_kernel.py --source=tid_rdma.c --functions=upstream/functions.txt \\
-      --source_info=SOURCE --out=kernel_tid_rdma.cc
+      --source_info=SOURCE --out=kernel_tid_rdma.cc [--profile=upstream/profiles/X.profile]
 
 Upstream mode's build step (the genrule //upstream:kernel_tid_rdma). Each
 function named in --functions is copied verbatim from --source: kernel style
@@ -19,6 +19,13 @@ declaration differs from the one --functions expects; also when an audited
 call redirection (calls=, only_in=) no longer matches where the kernel calls
 the function. The output is written atomically (temporary file, fsync,
 rename).
+
+--profile names the driver whose text it is (upstream/profiles/*.profile): its
+name map turns the driver's identifiers into the harness's (hfi2_ctxtdata ->
+hfi1_ctxtdata) by #defines around the verbatim text, its decl lines replace
+the declarations of functions.txt where that driver's differ, and an
+identifier the map should cover but does not fails the build naming it.
+Without --profile the text is hfi1's (nothing mapped).
 """
 
 import argparse
@@ -26,6 +33,9 @@ import os
 import re
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from driver_profile import Profile, ProfileError, parse_profile  # noqa: E402,F401
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d\w*|->|&&|\|\||<<|>>|[^\s]")
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
@@ -93,14 +103,17 @@ def parse_functions(text):
 class Found:
     """A definition in the kernel file: lines [start, end] (0-based, inclusive)."""
 
-    def __init__(self, spec, lines, start, brace, end):
+    def __init__(self, spec, lines, start, brace, end, profile=None):
+        profile = profile or Profile()
         self.spec = spec
         self.start = start
         self.end = end
         self.declaration = "\n".join(lines[start:brace])
         self.text = "\n".join(lines[start:end + 1])
-        self.body_tokens = tokens("\n".join(lines[brace:end + 1]))
-        self.static = tokens(self.declaration)[:1] == ["static"]
+        # Tokens in the harness's names (the profile's map applied).
+        self.declaration_tokens = profile.map_tokens(tokens(self.declaration))
+        self.body_tokens = profile.map_tokens(tokens("\n".join(lines[brace:end + 1])))
+        self.static = self.declaration_tokens[:1] == ["static"]
 
 
 def _is_column0_declaration(line):
@@ -139,7 +152,7 @@ def find_definitions(name, lines, display):
 
 def check_declaration(spec, found, display):
     want = _drop_static(tokens(spec.declaration))
-    have = _drop_static(tokens(found.declaration))
+    have = _drop_static(found.declaration_tokens)
     if want == have:
         return
     for k in range(max(len(want), len(have))):
@@ -179,27 +192,61 @@ _PRELUDE = "upstream/shim/prelude.h"
 _TRAILER = "upstream/trampolines.h"
 
 
+def apply_decls(profile, specs):
+    """functions.txt's specs with the profile's decl lines in their place."""
+    decls = {}
+    for name, (lineno, line) in profile.decls.items():
+        try:
+            decls[name] = parse_functions("\n" * (lineno - 1) + line)[0]
+        except ExtractError as e:  # "functions.txt:N: ..." -> the profile's line
+            raise ExtractError(f"{profile.name}.profile:{lineno}: decl "
+                               f"{str(e).split(': ', 1)[1]}")
+    return [decls.get(s.name, s) for s in specs]
+
+
+def check_mapped(found, profile, display):
+    """Every identifier of the extracted text that names the driver (a
+    profile `mapped` word) is covered by the profile's map."""
+    for f in found:
+        for t in tokens(f.text):
+            if profile.unmapped(t):
+                raise ExtractError(
+                    f"{display}: {profile.to_driver(f.spec.name)}: '{t}' is not in profile "
+                    f"{profile.name}'s name map (add a map line to its .profile)")
+
+
+def mapped_identifiers(found, profile):
+    """The driver's identifiers the extracted text uses that the map renames,
+    sorted: one #define each."""
+    return sorted({t for f in found for t in tokens(f.text) if profile.to_harness(t) != t})
+
+
 def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="kernel_tid_rdma.cc",
-            prelude=_PRELUDE, trailer=_TRAILER):
+            profile=None, prelude=_PRELUDE, trailer=_TRAILER):
     """Returns the translation unit's text, or raises ExtractError. The unit
     includes `prelude` first and `trailer` last (C or C++: the emitted text
     adds nothing language-specific)."""
+    profile = profile or Profile()
+    specs = apply_decls(profile, specs)
     lines = source_text.splitlines()
     found = []
     for spec in specs:
-        defs = find_definitions(spec.name, lines, display)
+        kname = profile.to_driver(spec.name)
+        defs = find_definitions(kname, lines, display)
         if not defs:
             raise ExtractError(
-                f"{display}: {spec.name}: not found (no definition of '{spec.name}' with its braces "
+                f"{display}: {kname}: not found (no definition of '{kname}' with its braces "
                 f"in column 0)")
         if len(defs) > 1:
             where = ", ".join(str(d[0] + 1) for d in defs)
-            raise ExtractError(f"{display}: {spec.name}: defined {len(defs)} times (lines {where})")
-        f = Found(spec, lines, *defs[0])
+            raise ExtractError(f"{display}: {kname}: defined {len(defs)} times (lines {where})")
+        f = Found(spec, lines, *defs[0], profile=profile)
         check_declaration(spec, f, display)
         found.append(f)
     found.sort(key=lambda f: f.start)
     check_redirections(found, display)
+    check_mapped(found, profile, display)
+    renamed = mapped_identifiers(found, profile)
 
     out = []
 
@@ -217,6 +264,12 @@ def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="
         emit(f"// Kernel source: {info}")
     emit(f'#include "{prelude}"')
     emit()
+    if renamed:
+        emit(f"// Profile {profile.name} (upstream/profiles/{profile.name}.profile): the driver's")
+        emit("// names, mapped to the harness's.")
+        for t in renamed:
+            emit(f"#define {t} {profile.to_harness(t)}")
+        emit()
     emit("// Every function is renamed (most are static in the kernel); core's names are")
     emit("// defined by the trampolines at the end.")
     for f in found:
@@ -240,6 +293,8 @@ def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="
     emit()
     for f in found:
         emit(f"#undef {f.spec.name}")
+    for t in renamed:
+        emit(f"#undef {t}")
     emit(f'#include "{trailer}"')
     return "\n".join(out) + "\n"
 
@@ -266,8 +321,10 @@ def main(argv):
     ap.add_argument("--source", required=True, help="the kernel's tid_rdma.c")
     ap.add_argument("--functions", required=True, help="upstream/functions.txt")
     ap.add_argument("--source_info", help="a file describing the kernel tree (SOURCE)")
-    ap.add_argument("--display", default="drivers/infiniband/hw/hfi1/tid_rdma.c",
-                    help="the file name used in #line markers and messages")
+    ap.add_argument("--display",
+                    help="the file name used in #line markers and messages (default: the "
+                         "profile's dir/tid_rdma.c)")
+    ap.add_argument("--profile", help="the driver's upstream/profiles/*.profile (default: hfi1's)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--prelude", default=_PRELUDE,
                     help="the header the unit includes first (the shims)")
@@ -280,17 +337,22 @@ def main(argv):
                 source = f.read()
             with open(args.functions, encoding="utf-8") as f:
                 specs = parse_functions(f.read())
+            profile = Profile()
+            if args.profile:
+                with open(args.profile, encoding="utf-8") as f:
+                    profile = parse_profile(f.read(), display=os.path.basename(args.profile))
+            display = args.display or f"{profile.directory}/tid_rdma.c"
             info = ""
             if args.source_info:
                 with open(args.source_info, encoding="utf-8") as f:
                     info = f.read()
         except OSError as e:
             raise ExtractError(f"cannot read {e.filename}: {e.strerror}")
-        text = extract(source, specs, display=args.display, source_info=info,
-                       out_name=os.path.basename(args.out), prelude=args.prelude,
-                       trailer=args.trailer)
+        text = extract(source, specs, display=display, source_info=info,
+                       out_name=os.path.basename(args.out), profile=profile,
+                       prelude=args.prelude, trailer=args.trailer)
         write_atomically(args.out, text)
-    except ExtractError as e:
+    except (ExtractError, ProfileError) as e:
         print(f"upstream: {e}", file=sys.stderr)
         return 1
     return 0

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
-# Runs a Python unittest file with the system's python3 (see upstream/BUILD).
+# Runs a Python unittest file (and its arguments) with the system's python3
+# (see upstream/BUILD).
 set -euo pipefail
-exec python3 "$1"
+exec python3 "$@"

@@ -141,10 +141,17 @@ void hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd) ABSL_NO_THREAD_S
   upstream_random_source = saved;
 }
 
-// The kernel (6.1) takes the context as u8; its callers pass rcd->ctxt (u16)
-// and so does this trampoline: the same narrowing as in the driver.
+// hfi1 (6.1) takes the context as u8, hfi2 as u16 (profile decl lines);
+// callers pass rcd->ctxt (u16) and so does this trampoline, converted to
+// whichever type the driver's text declares: the same narrowing as in hfi1.
+namespace {
+template <typename R, typename D, typename C, typename F>
+C upstream_ctxt_type(R (*)(D, C, F));
+}  // namespace
+
 u32 read_r_next_psn(hfi1_devdata *dd, u16 ctxt, u8 fidx) {
-  return upstream_read_r_next_psn(dd, static_cast<u8>(ctxt), fidx);
+  using ctxt_t = decltype(upstream_ctxt_type(&upstream_read_r_next_psn));
+  return upstream_read_r_next_psn(dd, static_cast<ctxt_t>(ctxt), fidx);
 }
 
 // ---- core/tid_rdma.h, wait queues and wakeups -----------------------------

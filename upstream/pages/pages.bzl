@@ -10,15 +10,21 @@ The genrule `<name>_c` runs upstream/extract_kernel.py with
 upstream/pages/functions.txt, upstream/pages/shim.h first and
 upstream/pages/trampolines.h last, writing `<name>/kernel_pages.c`; the
 library compiles it as C with our warnings as errors. Only --config=upstream
-builds it (the kernel tree is needed).
+with the hfi1 profile builds it (the kernel tree is needed; the page helpers
+are hfi1's text: under another driver profile, e.g. --config=upstream_hfi2,
+@linux_hfi1//:tid_rdma.c is not that driver's file, so they are skipped).
 """
 
+load("@linux_hfi1//:profiles.bzl", "PROFILES")
 load("@rules_cc//cc:defs.bzl", "cc_library")
 
-UPSTREAM_ONLY = select({
-    "//core:upstream": [],
-    "//conditions:default": ["@platforms//:incompatible"],
-})
+UPSTREAM_ONLY = select(dict(
+    [("//upstream:upstream_" + p, ["@platforms//:incompatible"]) for p in PROFILES if p != "hfi1"] +
+    [
+        ("//core:upstream", []),
+        ("//conditions:default", ["@platforms//:incompatible"]),
+    ],
+))
 
 def kernel_pages_unit(name, source, prefix, testonly = False):
     out = name + "/kernel_pages.c"

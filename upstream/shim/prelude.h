@@ -1,7 +1,8 @@
 // upstream/shim/prelude.h: what the kernel's tid_rdma.c functions need to
 // compile as C++ against core's structures. Included once, first, by the
 // generated translation unit (upstream/extract_kernel.py); never by anything
-// else. The kernel's own text follows it unchanged.
+// else. The kernel's own text follows it unchanged; a driver profile's name
+// map (upstream/profiles/) is a list of #defines between the two.
 //
 // Three kinds of declarations:
 //  1. core's headers: the structures (hfi1_ctxtdata, rvt_qp, hfi1_qp_priv,
@@ -55,6 +56,10 @@ inline void trace_hfi1_qpwakeup(struct rvt_qp *qp, u32 flags) { (void)qp, (void)
 #define to_iport(ibdev, port) ((qp)->priv->rcd->dd)
 #define ppd_from_ibp(ibp) (ibp)
 #define dd_from_ibdev(ibdev) ((qp)->priv->rcd->dd)
+// hfi2 (profile hfi2) keeps the queue in the device, dd->hfi2_wq (mapped to
+// hfi1_wq), and looks up only dd: the same dd_from_ibdev shim serves it.
+// Its per-chip flow table register, dd->params->rcv_tid_flow_table_reg, is
+// hfi1_devdata::params in core/hfi1.h.
 // The CPU the work runs on (the QP's SDMA engine's, or the first of the
 // device's NUMA node) is not modelled: core's queue_work_on ignores it, so the
 // expression is discarded unevaluated, like the lookups above.
