@@ -26,7 +26,14 @@ namespace {
 using internal::g_runtime;
 
 void Hook(lockcheck::SchedulePoint point, const void* lock, void* arg) {
-  static_cast<internal::Runtime*>(arg)->OnLockPoint(point, lock);
+  auto* runtime = static_cast<internal::Runtime*>(arg);
+  if (point == lockcheck::SchedulePoint::kNamed) {
+    // lockcheck::SchedulePointNamed (core's bit operations, the work queue,
+    // the kernel's windows): a decision point labelled like sched::Point.
+    runtime->Point(internal::PointKind::kPoint, static_cast<const char*>(lock));
+  } else {
+    runtime->OnLockPoint(point, lock);
+  }
 }
 
 void ReportHandler(const lockcheck::Report& report) {
