@@ -65,7 +65,11 @@ bool ResolveParams(const ScenarioSpec& spec, const ScenarioParams& given, Scenar
                    std::string* error) {
   *out = spec.defaults;
   for (const auto& [k, v] : given) {
-    if (spec.defaults.count(k) == 0) {
+    bool prefixed = false;
+    for (const std::string& prefix : spec.param_prefixes) {
+      prefixed |= k.size() > prefix.size() && k.compare(0, prefix.size(), prefix) == 0;
+    }
+    if (spec.defaults.count(k) == 0 && !prefixed) {
       *error = "scenario '" + spec.name + "' has no parameter '" + k + "'";
       return false;
     }

@@ -34,6 +34,9 @@ struct ScenarioSpec {
   // The setup function (sched.h) for `params` (defaults filled in, no
   // unknown keys); on bad values, sets *error and returns nullptr.
   std::function<std::function<void()>(const ScenarioParams& params, std::string* error)> make;
+  // Keys starting with one of these are accepted too, with no default
+  // (e.g. "ops." for per-thread op lists whose names depend on other params).
+  std::vector<std::string> param_prefixes;
 };
 
 // Adds a scenario; returns true (for static initializers). Names are unique.

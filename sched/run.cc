@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -151,7 +152,13 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
   lockcheck::SetScheduleHook(&Hook, &runtime);
   lockcheck::ReportHandler previous_handler = lockcheck::SetReportHandler(&ReportHandler);
 
-  for (uint64_t i = 0; strategy->BeginExecution(i); ++i) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto out_of_time = [&] {
+    return !replay && o.max_seconds > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+               o.max_seconds;
+  };
+  for (uint64_t i = 0; !out_of_time() && strategy->BeginExecution(i); ++i) {
     internal::Outcome e = runtime.RunExecution(setup);
     strategy->EndExecution(e.steps, e.threads);
     result.executions = i + 1;
@@ -193,6 +200,9 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
         Schedule s;
         s.scenario = o.scenario;
         s.params = o.params;
+        if (o.execution_params) {
+          for (const auto& [k, v] : o.execution_params(i)) s.params[k] = v;
+        }
         s.target = o.target;
         s.sanitizer = internal::BuildSanitizer();
         s.strategy = o.strategy;
