@@ -119,7 +119,8 @@ std::vector<ListedOp> GenerateOps(const StressConfig& c, uint64_t execution, int
     switch (s) {  // the weights of the free-running ops (qp_ops.cc)
       case Sim::kIdle:
         kind = r < 92 ? kOpSetup : kOpResyncAck;
-        if (kind == kOpSetup) s = rng.Chance(0.5) ? Sim::kOwned : Sim::kWaiting;
+        // With a few flows free, most setups wait.
+        if (kind == kOpSetup) s = rng.Chance(0.35) ? Sim::kOwned : Sim::kWaiting;
         break;
       case Sim::kOwned:
         kind = r < 30 ? kOpUse : r < 75 ? kOpRelease : r < 85 ? kOpRarrWait : r < 95 ? kOpRarrRelease
@@ -128,7 +129,7 @@ std::vector<ListedOp> GenerateOps(const StressConfig& c, uint64_t execution, int
         if (kind == kOpRarrWait) s = Sim::kOwnedRarr;
         break;
       case Sim::kWaiting:
-        kind = r < 55 ? kOpPoll : r < 88 ? kOpGiveUp : kOpRetry;
+        kind = r < 40 ? kOpPoll : r < 90 ? kOpGiveUp : kOpRetry;
         if (kind == kOpGiveUp) s = Sim::kIdle;
         if (kind != kOpGiveUp && rng.Chance(0.5)) s = Sim::kOwned;
         break;
