@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -114,6 +115,8 @@ TEST(Controlled, DfsExhaustsTwoThreadsTimesTwoOpsWithTheSameCountEveryTime) {
                           " schedules, space exhausted"),
             std::string::npos)
       << a.output;
+  std::printf("dfs, 2 threads x (setup, release), 1 free flow, <= 2 preemptions: %llu schedules\n",
+              static_cast<unsigned long long>(a.executions));
   const sched::RunResult b = TwoByTwoDfs();
   EXPECT_EQ(b.executions, a.executions);
   EXPECT_TRUE(b.dfs_exhausted);

@@ -44,6 +44,16 @@ for flag in --yield_probability --seconds --watchdog_seconds --progress_every; d
   expect_bad "stress_main: $flag must be a finite number" "$flag=inf"
 done
 expect_bad "stress_main: --threads must be in 1..64" --threads=0
+expect_bad "stress_main: --sched must be off, random, pct or dfs" --sched=bogus
+expect_bad "stress_main: --sched_depth must be in 1..16" --sched=pct --sched_depth=0
+expect_bad "stress_main: --max_preemptions must be >= -1" --sched=dfs --max_preemptions=-2
+expect_bad "stress_main: --sched_executions must be >= 0" --sched=random --sched_executions=-1
+expect_bad "stress_main: --sched_ops must be in 0..64" --sched=pct --sched_ops=65
+expect_bad "stress_main: --sched_free_flows must be in 1..32" --sched=pct --sched_free_flows=0
+expect_bad "stress_main: bad value for --sched_depth" --sched=pct --sched_depth=x
+expect_bad "stress_main: --replay takes every parameter from the schedule file" \
+  --replay=/nonexistent.schedule --seed=3
+expect_bad "/nonexistent.schedule" --replay=/nonexistent.schedule
 expect_bad "stress_main: --json_out: cannot write /nonexistent/dir/x.json: directory /nonexistent/dir: No such file or directory" \
   --seconds=2 --json_out=/nonexistent/dir/x.json
 mkdir -p "$tmp/isdir.json"
