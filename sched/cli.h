@@ -34,14 +34,15 @@ struct ScenarioSpec {
   // The setup function (sched.h) for `params` (defaults filled in, no
   // unknown keys); on bad values, sets *error and returns nullptr.
   std::function<std::function<void()>(const ScenarioParams& params, std::string* error)> make;
-  // Keys starting with one of these are accepted too, with no default
-  // (e.g. "ops." for per-thread op lists whose names depend on other params).
-  std::vector<std::string> param_prefixes;
 };
 
 // Adds a scenario; returns true (for static initializers). Names are unique.
 bool RegisterScenario(ScenarioSpec spec);
 const ScenarioSpec* FindScenario(const std::string& name);
+// Makes ResolveParams accept, for scenario `name`, keys starting with
+// `prefix` that have no default (e.g. "ops." for per-thread op lists whose
+// keys depend on other params). Returns true (for static initializers).
+bool AcceptParamPrefix(const std::string& name, const std::string& prefix);
 std::vector<const ScenarioSpec*> AllScenarios();
 
 // `given` over the scenario's defaults; an unknown key is an error.

@@ -286,8 +286,8 @@ const bool kRegistered = sched::RegisterScenario(sched::ScenarioSpec{
       if (!ListsFromParams(c, params, lists.get(), &given, error)) return nullptr;
       if (!given) *lists = GeneratedLists(c, execution);
       return MakeSetup(c, lists, std::make_shared<Totals>());
-    },
-    {kOpsPrefix}});
+    }});
+const bool kOpsAccepted = sched::AcceptParamPrefix(kScenario, kOpsPrefix);
 
 }  // namespace
 
