@@ -239,6 +239,12 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
     print.Line("flowcheck: replay: reproduced [" + result.failure_kind + "], trace hash " +
                TraceHashHex(result.last_trace_hash) + " as recorded");
   }
+  if (!result.failed && out_of_time()) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", o.max_seconds);
+    print.Line(std::string("flowcheck: sched: time limit reached (") + limit +
+               " s): no further execution started");
+  }
   print.Line(strategy->Summary(result.executions, result.failed));
   result.dfs_exhausted = strategy->exhausted();
 
