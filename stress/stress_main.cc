@@ -18,6 +18,10 @@
 //        report) with the rerun command and aborts (SIGABRT, or the
 //        sanitizer's exit code); tools/campaign.py and tools/selftest.py
 //        read exactly that.
+// With --sched=random|pct|dfs or --replay=FILE (stress/controlled.h): 0 no
+// failure, 1 a failure found or reproduced (the schedule file written first),
+// 2 a bad command line or an unusable schedule file, 3 the failing schedule
+// could not be written.
 #include <unistd.h>
 
 #include <algorithm>
