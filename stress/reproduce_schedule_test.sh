@@ -31,7 +31,7 @@ chmod +x "$tmp/fakebin/bazel"
 
 # The search: pct, seed 9, the kernel's flush sequence (deterministic: the
 # scheduler decides every interleaving).
-"$bin" --sched=pct --seed=9 --flush_handoff=false --sched_executions=5000 \
+"$bin" --sched=pct --seed=9 --flush_handoff=false --sched_executions=20000 \
   --schedule_out="$tmp/found/" --progress_every=0 >"$tmp/search.out" 2>"$tmp/search.err"
 rc=$?
 [ "$rc" = 1 ] || fail "the search: exit $rc, expected 1 (a failure found)"

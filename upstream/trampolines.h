@@ -22,6 +22,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "lockcheck/logical_thread.h"
+
 // The shims end with the kernel's text.
 #undef BUILD_BUG_ON
 #undef hfi1_ibport
@@ -40,21 +42,31 @@ namespace {
 thread_local hfi1_model_random *upstream_random_source = nullptr;
 
 // The queue a removal in the kernel's text is charged to, while a wrapper
-// below runs dequeue_tid_waiter or _tid_rdma_flush_wait (nullptr otherwise).
+// below runs dequeue_tid_waiter or _tid_rdma_flush_wait (nullptr otherwise),
+// and the lockcheck thread that set it: under a controlled scheduler's
+// fibers all logical threads share one thread_local, and another may run
+// while _tid_rdma_flush_wait waits for exp_lock.
 thread_local const tid_queue *upstream_charged_queue = nullptr;
+thread_local const lockcheck::LogicalThread *upstream_charged_by = nullptr;
 
 // Sets upstream_charged_queue for one call of the kernel's function.
 class ChargedQueue {
  public:
-  explicit ChargedQueue(const tid_queue *queue) : saved_(upstream_charged_queue) {
+  explicit ChargedQueue(const tid_queue *queue)
+      : saved_(upstream_charged_queue), saved_by_(upstream_charged_by) {
     upstream_charged_queue = queue;
+    upstream_charged_by = lockcheck::CurrentLogicalThread();
   }
-  ~ChargedQueue() { upstream_charged_queue = saved_; }
+  ~ChargedQueue() {
+    upstream_charged_queue = saved_;
+    upstream_charged_by = saved_by_;
+  }
   ChargedQueue(const ChargedQueue &) = delete;
   ChargedQueue &operator=(const ChargedQueue &) = delete;
 
  private:
   const tid_queue *saved_;
+  const lockcheck::LogicalThread *saved_by_;
 };
 
 }  // namespace
@@ -90,7 +102,8 @@ static void upstream_audited__tid_rdma_flush_wait(struct rvt_qp *qp, struct tid_
 }
 
 static void upstream_list_del_init(struct list_head *entry) {
-  if (upstream_charged_queue != nullptr) {
+  if (upstream_charged_queue != nullptr &&
+      upstream_charged_by == lockcheck::CurrentLogicalThread()) {
     hfi1_qp_priv *priv = container_of(entry, hfi1_qp_priv, tid_wait);
     hfi1_ctxtdata *rcd = priv->rcd;
     lockdep_assert_held(&rcd->exp_lock);
