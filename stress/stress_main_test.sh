@@ -8,8 +8,7 @@
 #   SIGINT/SIGTERM -> the threads stop, "interrupted" (not a pass), exit
 #   130/143, JSON "interrupted"; a JSON that cannot be written at the end ->
 #   a line naming the path and the errno text.
-# Args: the stress_main binary; "model" or "upstream" (--config=upstream).
-# Runs are a few hundred ops each.
+# Arg: the stress_main binary. Runs are a few hundred ops each.
 set -uo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
@@ -133,11 +132,9 @@ if start_long gone; then
 fi
 
 # Controlled runs (--sched): a failure exits 1 with the schedule written and
-# the JSON saying fail; a pass exits 0 with the JSON saying pass. On the
-# model only (stress/BUILD, _MODEL_ONLY).
-if [ "${2:-model}" = model ]; then
+# the JSON saying fail; a pass exits 0 with the JSON saying pass.
 mkdir -p "$tmp/sched"
-"$bin" --sched=pct --seed=9 --flush_handoff=false --sched_executions=2000 \
+"$bin" --sched=pct --seed=9 --flush_handoff=false --sched_executions=20000 \
   --schedule_out="$tmp/sched/" --json_out="$tmp/sched.json" >"$tmp/sched.out" 2>"$tmp/sched.err"
 rc=$?
 [ "$rc" = 1 ] || fail "--sched=pct (flush hazard): exit $rc, expected 1"
@@ -153,7 +150,6 @@ rc=$?
 [ "$(json_field "$tmp/sched-pass.json" result)" = pass ] || fail "--sched=random: JSON not pass"
 grep -qF "[stress] PASS: seed 9, 20 execution(s) (--sched=random)" "$tmp/sched-pass.out" ||
   fail "--sched=random: no PASS line: $(cat "$tmp/sched-pass.out")"
-fi
 
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "PASS: stress_main's command line, JSON and signals"

@@ -21,6 +21,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "lockcheck/logical_thread.h"
 
@@ -42,31 +43,46 @@ namespace {
 thread_local hfi1_model_random *upstream_random_source = nullptr;
 
 // The queue a removal in the kernel's text is charged to, while a wrapper
-// below runs dequeue_tid_waiter or _tid_rdma_flush_wait (nullptr otherwise),
-// and the lockcheck thread that set it: under a controlled scheduler's
-// fibers all logical threads share one thread_local, and another may run
-// while _tid_rdma_flush_wait waits for exp_lock.
-thread_local const tid_queue *upstream_charged_queue = nullptr;
-thread_local const lockcheck::LogicalThread *upstream_charged_by = nullptr;
+// below runs dequeue_tid_waiter or _tid_rdma_flush_wait, per lockcheck thread:
+// under a controlled scheduler's fibers every logical thread shares one
+// thread_local, and two threads' _tid_rdma_flush_wait calls may overlap (each
+// waits for exp_lock inside), so each entry names the thread that made it.
+struct UpstreamCharge {
+  const lockcheck::LogicalThread *by;
+  const tid_queue *queue;
+};
+thread_local std::vector<UpstreamCharge> upstream_charges;
 
-// Sets upstream_charged_queue for one call of the kernel's function.
+// The calling thread's innermost charged queue, or nullptr.
+const tid_queue *upstream_charged_queue() {
+  const lockcheck::LogicalThread *me = lockcheck::CurrentLogicalThread();
+  for (auto it = upstream_charges.rbegin(); it != upstream_charges.rend(); ++it) {
+    if (it->by == me) return it->queue;
+  }
+  return nullptr;
+}
+
+// Charges `queue` for one call of the kernel's function (the calling thread's
+// entry; its last one is removed at the end).
 class ChargedQueue {
  public:
-  explicit ChargedQueue(const tid_queue *queue)
-      : saved_(upstream_charged_queue), saved_by_(upstream_charged_by) {
-    upstream_charged_queue = queue;
-    upstream_charged_by = lockcheck::CurrentLogicalThread();
+  explicit ChargedQueue(const tid_queue *queue) : by_(lockcheck::CurrentLogicalThread()) {
+    upstream_charges.push_back({by_, queue});
   }
   ~ChargedQueue() {
-    upstream_charged_queue = saved_;
-    upstream_charged_by = saved_by_;
+    for (auto it = upstream_charges.end(); it != upstream_charges.begin();) {
+      --it;
+      if (it->by == by_) {
+        upstream_charges.erase(it);
+        break;
+      }
+    }
   }
   ChargedQueue(const ChargedQueue &) = delete;
   ChargedQueue &operator=(const ChargedQueue &) = delete;
 
  private:
-  const tid_queue *saved_;
-  const lockcheck::LogicalThread *saved_by_;
+  const lockcheck::LogicalThread *by_;
 };
 
 }  // namespace
@@ -102,12 +118,11 @@ static void upstream_audited__tid_rdma_flush_wait(struct rvt_qp *qp, struct tid_
 }
 
 static void upstream_list_del_init(struct list_head *entry) {
-  if (upstream_charged_queue != nullptr &&
-      upstream_charged_by == lockcheck::CurrentLogicalThread()) {
+  if (const tid_queue *charged = upstream_charged_queue()) {
     hfi1_qp_priv *priv = container_of(entry, hfi1_qp_priv, tid_wait);
     hfi1_ctxtdata *rcd = priv->rcd;
     lockdep_assert_held(&rcd->exp_lock);
-    hfi1_model_audit_removal(rcd, upstream_charged_queue, priv);
+    hfi1_model_audit_removal(rcd, charged, priv);
   }
   list_del_init(entry);
 }
