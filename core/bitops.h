@@ -10,10 +10,16 @@
 // RMW, which TSan reports. A split test-then-set (two atomics, no lock) is not
 // a data race at all; the oracle catches that one (a flow handed out twice).
 //
+// Each RMW is a schedule point first (lockcheck::SchedulePointNamed): under
+// a controlled scheduler another thread may run between the caller's last
+// step and the RMW; otherwise it costs one relaxed load.
+//
 // `nr` must be below BITS_PER_LONG (checked in debug builds by the callers'
 // contracts, as in the kernel: out-of-range nr is undefined there too).
 #ifndef FLOWCHECK_CORE_BITOPS_H_
 #define FLOWCHECK_CORE_BITOPS_H_
+
+#include "lockcheck/schedule.h"
 
 inline constexpr int BITS_PER_BYTE = 8;
 inline constexpr int BITS_PER_LONG = sizeof(unsigned long) * BITS_PER_BYTE;
@@ -23,17 +29,20 @@ inline unsigned long BIT_MASK(int nr) { return 1UL << (nr % BITS_PER_LONG); }
 // Atomically sets bit nr and returns whether it was set before. Fully ordered
 // (the kernel's test_and_set_bit is a full barrier).
 inline bool test_and_set_bit(int nr, unsigned long* addr) {
+  lockcheck::SchedulePointNamed("test_and_set_bit");
   unsigned long mask = BIT_MASK(nr);
   return (__atomic_fetch_or(addr, mask, __ATOMIC_SEQ_CST) & mask) != 0;
 }
 
 // Atomically sets bit nr. Unordered in the kernel; relaxed here.
 inline void set_bit(int nr, unsigned long* addr) {
+  lockcheck::SchedulePointNamed("set_bit");
   __atomic_fetch_or(addr, BIT_MASK(nr), __ATOMIC_RELAXED);
 }
 
 // Atomically clears bit nr. Unordered in the kernel; relaxed here.
 inline void clear_bit(int nr, unsigned long* addr) {
+  lockcheck::SchedulePointNamed("clear_bit");
   __atomic_fetch_and(addr, ~BIT_MASK(nr), __ATOMIC_RELAXED);
 }
 

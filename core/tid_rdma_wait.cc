@@ -10,6 +10,7 @@
 #include "core/workqueue.h"
 #include "lockcheck/irq.h"
 #include "lockcheck/lockdep.h"
+#include "lockcheck/schedule.h"
 
 // Kernel: tid_rdma.c first_qp().
 struct rvt_qp *first_qp(struct hfi1_ctxtdata *rcd, struct tid_queue *queue) {
@@ -131,6 +132,9 @@ void _tid_rdma_flush_wait(struct rvt_qp *qp, struct tid_queue *queue) {
   // Cleared before exp_lock is taken: until the unlink below, the QP is on a
   // list without the flag (W2 only holds at quiescent points).
   qp->s_flags &= ~HFI1_S_WAIT_TID_SPACE;
+  // Window (not kernel code): a controlled scheduler may run another thread
+  // here, with the flag cleared and the QP still queued.
+  lockcheck::SchedulePointNamed("_tid_rdma_flush_wait: flag cleared, exp_lock not taken");
   spin_lock(&priv->rcd->exp_lock);
   if (!list_empty(&priv->tid_wait)) {
     hfi1_model_audit_removal(priv->rcd, queue, priv);  // model audit

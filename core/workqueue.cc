@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "lockcheck/lockdep.h"
+#include "lockcheck/schedule.h"
 
 namespace {
 
@@ -20,6 +21,10 @@ namespace {
 
 bool queue_work_on(int /*cpu*/, workqueue_struct* wq, work_struct* work) {
   if (work->func == nullptr) WorkBug("queue_work_on of an item never INIT_WORK'ed", work);
+  // A schedule point before the queue's lock is taken: mu_ is never held
+  // across one (a controlled scheduler runs every thread on one OS thread,
+  // where a held std::mutex could not be waited for).
+  lockcheck::SchedulePointNamed("queue_work_on");
   std::lock_guard<std::mutex> l(wq->mu_);
   // The PENDING bit is claimed under the queue's lock so that cancel_work_sync
   // always finds a pending item on the queue.
@@ -80,6 +85,9 @@ work_struct* workqueue_struct::TakeLocked() {
 }
 
 void workqueue_struct::Execute(work_struct* work) {
+  // PENDING is cleared and the item marked running, mu_ not held: the
+  // kernel's window in which the item can be queued again before it runs.
+  lockcheck::SchedulePointNamed("work item about to run");
   work->func(work);
   std::lock_guard<std::mutex> l(mu_);
   auto r = std::find(running_.begin(), running_.end(), work);

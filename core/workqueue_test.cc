@@ -3,11 +3,14 @@
 #include "core/workqueue.h"
 
 #include <atomic>
+#include <string>
+#include <utility>
 #include <future>
 #include <thread>
 #include <vector>
 
 #include "core/list.h"
+#include "lockcheck/schedule.h"
 #include "gtest/gtest.h"
 
 namespace {
@@ -197,6 +200,39 @@ TEST(Workqueue, CancelWaitsForARunningItemToFinish) {
   wq.Stop();
   EXPECT_TRUE(finished_when_cancel_returned);
   EXPECT_FALSE(cancel_result);  // it was running, not pending
+}
+
+// The work queue's schedule points (lockcheck::SchedulePointNamed) come
+// before queue_work_on takes the queue's lock and before an item runs, with
+// that lock free: a controlled scheduler may switch threads there, and the
+// hook here takes the lock itself (pending_count) to show it is not held.
+struct PointLog {
+  workqueue_struct* wq;
+  std::vector<std::pair<std::string, size_t>> seen;  // label, pending then
+};
+
+void LogPoint(lockcheck::SchedulePoint point, const void* what, void* arg) {
+  if (point != lockcheck::SchedulePoint::kNamed) return;
+  auto* log = static_cast<PointLog*>(arg);
+  log->seen.emplace_back(static_cast<const char*>(what), log->wq->pending_count());
+}
+
+TEST(Workqueue, SchedulePointsComeBeforeQueueingAndRunningWithTheLockFree) {
+  workqueue_struct wq("points");
+  Counted c;
+  c.wq = &wq;
+  INIT_WORK(&c.work, CountedFn);
+  PointLog log{&wq, {}};
+  lockcheck::SetScheduleHook(&LogPoint, &log);
+  EXPECT_TRUE(queue_work_on(0, &wq, &c.work));
+  EXPECT_TRUE(wq.RunOne());
+  lockcheck::SetScheduleHook(nullptr, nullptr);
+  ASSERT_EQ(log.seen.size(), 2u);
+  EXPECT_EQ(log.seen[0].first, "queue_work_on");
+  EXPECT_EQ(log.seen[0].second, 0u);  // before the item is queued
+  EXPECT_EQ(log.seen[1].first, "work item about to run");
+  EXPECT_EQ(log.seen[1].second, 0u);  // taken off the queue, not yet run
+  EXPECT_EQ(c.runs.load(), 1);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "fuzz/executor/sched_executor.h"
 #include "fuzz/input_format.h"
+#include "fuzz/sched_seed_search.h"
 #include "fuzz/seeds.h"
 #include "gtest/gtest.h"
 
@@ -104,15 +105,20 @@ const Program& SeedProgram(const std::string& name) {
   std::abort();
 }
 
+// The properties are fuzz/sched_seed_search.cc's (the same ones
+// `bazel run //fuzz:sched_seed_search` re-derives the schedules with).
+std::string Property(const std::string& seed) {
+  for (const NamedProperty& np : SeedProperties()) {
+    if (np.seed == seed) return np.property(SeedProgram(seed));
+  }
+  return "no property for " + seed;
+}
+
 TEST(SchedExecutor, FlushHazardIsANoteByDefaultAndAFailureWhenStrict) {
-  const Program& p = SeedProgram("flush-strands-next-waiter");
+  EXPECT_EQ(Property("flush-strands-next-waiter"), "");
   SchedExecOptions o;
-  const SchedExecResult def = ExecuteSched(p, o);
-  ASSERT_TRUE(def.ok) << SchedFailureReport(def);
-  ASSERT_EQ(def.hazards.size(), 1u);
-  EXPECT_NE(def.hazards[0].find("flush-strands-waiter"), std::string::npos) << def.hazards[0];
   o.strict = true;
-  const SchedExecResult strict = ExecuteSched(p, o);
+  const SchedExecResult strict = ExecuteSched(SeedProgram("flush-strands-next-waiter"), o);
   ASSERT_FALSE(strict.ok);
   EXPECT_EQ(strict.kind, "hazard flush-strands-waiter");
   // The pooled model was dropped after the failure: the next program runs.
@@ -120,43 +126,49 @@ TEST(SchedExecutor, FlushHazardIsANoteByDefaultAndAFailureWhenStrict) {
 }
 
 TEST(SchedExecutor, TheFifoHandoffSeedReachesItsInterleaving) {
-  SchedExecOptions o;
-  o.trace = true;
-  const SchedExecResult r = ExecuteSched(SeedProgram("fifo-handoff-across-threads"), o);
-  ASSERT_TRUE(r.ok) << SchedFailureReport(r);
-  // t2's two setups wait between t1's setup and t1's clear.
-  std::string order;
-  for (const std::string& e : r.events) {
-    if (e.find("under exp_lock: setup_hw_flow(qp#2) -> 0") != std::string::npos) order += "A";
-    if (e.find("under exp_lock: setup_hw_flow(qp#4) -> -11") != std::string::npos) order += "B";
-    if (e.find("under exp_lock: setup_hw_flow(qp#5) -> -11") != std::string::npos) order += "C";
-    if (e.find("under exp_lock: clear_hw_flow(qp#2)") != std::string::npos) order += "D";
-  }
-  EXPECT_EQ(order, "ABCD");
-  EXPECT_TRUE(r.oracle_off.empty()) << r.oracle_off;
+  // t2's two setups wait between t1's setup and t1's clear; the oracle
+  // compares to the end.
+  EXPECT_EQ(Property("fifo-handoff-across-threads"), "");
 }
 
 TEST(SchedExecutor, TheContentionSeedHasAThreadWaitForExpLock) {
-  SchedExecOptions o;
-  o.trace = true;
-  const SchedExecResult r = ExecuteSched(SeedProgram("exp-lock-contention"), o);
-  ASSERT_TRUE(r.ok) << SchedFailureReport(r);
   // t1 begins its reserve (and reaches exp_lock) while t0 is inside its
   // section; t1's section comes only after t0 left it.
-  auto at = [&](const std::string& text) {
-    for (size_t i = 0; i < r.events.size(); ++i) {
-      if (r.events[i].find(text) != std::string::npos) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  const int t0_in = at("[t0]   under exp_lock: reserve_flow -> 0");
-  const int t1_begins = at("[t1] op #2 reserve(last=-1) begins");
-  const int t0_back = at("[t0]   back in its exp_lock section");
-  const int t1_in = at("[t1]   under exp_lock: reserve_flow");
-  ASSERT_GE(t0_in, 0);
-  EXPECT_LT(t0_in, t1_begins);
-  EXPECT_LT(t1_begins, t0_back);
-  EXPECT_LT(t0_back, t1_in);
+  EXPECT_EQ(Property("exp-lock-contention"), "");
+}
+
+TEST(SchedExecutor, TheTwoSetupsSeedOverlapsTheSecondSetups) {
+  // t1's second setup reaches exp_lock while t0 holds it inside its second
+  // setup (the window the split test-then-set mutant opens).
+  EXPECT_EQ(Property("two-setups-prefer-one-flow"), "");
+}
+
+// The search finds a schedule when the committed one is shifted off: from
+// the contention seed's ops with no preemption at all (which does not reach
+// it), the search over its shape gives back a schedule that does.
+TEST(SchedSeedSearch, FindsASchedulePastAShiftedOne) {
+  Program p = SeedProgram("exp-lock-contention");
+  const SchedulePairs shape = PairsOf(p.schedule);
+  ASSERT_EQ(shape.size(), 1u);
+  p.schedule.clear();
+  const NamedProperty* np = nullptr;
+  for (const NamedProperty& x : SeedProperties()) {
+    if (std::string(x.seed) == "exp-lock-contention") np = &x;
+  }
+  ASSERT_NE(np, nullptr);
+  EXPECT_NE(np->property(p), "");  // no preemption: t1 never waits
+  SchedulePairs found;
+  uint64_t executions = 0;
+  ASSERT_TRUE(SearchSchedule(p, shape, np->property, 400, &found, &executions));
+  EXPECT_EQ(found, shape);  // the committed one is the first that reaches it
+  p.schedule = Expand(found);
+  EXPECT_EQ(np->property(p), "");
+}
+
+TEST(SchedSeedSearch, PairsOfInvertsExpand) {
+  const SchedulePairs pairs = {{3, 1}, {0, 2}, {12, 1}};
+  EXPECT_EQ(PairsOf(Expand(pairs)), pairs);
+  EXPECT_EQ(PairsOf({0, 0, 1, 0, 0}), (SchedulePairs{{2, 1}}));
 }
 
 }  // namespace

@@ -23,6 +23,12 @@ std::vector<std::unique_ptr<ScenarioSpec>>& Registry() {
   return *registry;
 }
 
+// AcceptParamPrefix's (scenario, prefix) pairs; filled like Registry().
+std::vector<std::pair<std::string, std::string>>& Prefixes() {
+  static auto* prefixes = new std::vector<std::pair<std::string, std::string>>();
+  return *prefixes;
+}
+
 bool ParseInt(const std::string& s, long long min, long long* out) {
   errno = 0;
   char* end = nullptr;
@@ -49,6 +55,11 @@ bool RegisterScenario(ScenarioSpec spec) {
   return true;
 }
 
+bool AcceptParamPrefix(const std::string& name, const std::string& prefix) {
+  Prefixes().emplace_back(name, prefix);
+  return true;
+}
+
 const ScenarioSpec* FindScenario(const std::string& name) {
   for (const auto& s : Registry()) {
     if (s->name == name) return s.get();
@@ -66,7 +77,12 @@ bool ResolveParams(const ScenarioSpec& spec, const ScenarioParams& given, Scenar
                    std::string* error) {
   *out = spec.defaults;
   for (const auto& [k, v] : given) {
-    if (spec.defaults.count(k) == 0) {
+    bool prefixed = false;
+    for (const auto& [name, prefix] : Prefixes()) {
+      prefixed |= name == spec.name && k.size() > prefix.size() &&
+                  k.compare(0, prefix.size(), prefix) == 0;
+    }
+    if (spec.defaults.count(k) == 0 && !prefixed) {
       *error = "scenario '" + spec.name + "' has no parameter '" + k + "'";
       return false;
     }

@@ -44,6 +44,10 @@ struct ScenarioSpec {
 // Adds a scenario; returns true (for static initializers). Names are unique.
 bool RegisterScenario(ScenarioSpec spec);
 const ScenarioSpec* FindScenario(const std::string& name);
+// Makes ResolveParams accept, for scenario `name`, keys starting with
+// `prefix` that have no default (e.g. "ops." for per-thread op lists whose
+// keys depend on other params). Returns true (for static initializers).
+bool AcceptParamPrefix(const std::string& name, const std::string& prefix);
 std::vector<const ScenarioSpec*> AllScenarios();
 
 // `given` over the scenario's defaults; an unknown key is an error.

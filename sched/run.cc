@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -27,7 +28,14 @@ namespace {
 using internal::g_runtime;
 
 void Hook(lockcheck::SchedulePoint point, const void* lock, void* arg) {
-  static_cast<internal::Runtime*>(arg)->OnLockPoint(point, lock);
+  auto* runtime = static_cast<internal::Runtime*>(arg);
+  if (point == lockcheck::SchedulePoint::kNamed) {
+    // lockcheck::SchedulePointNamed (core's bit operations, the work queue,
+    // the kernel's windows): a decision point labelled like sched::Point.
+    runtime->Point(internal::PointKind::kPoint, static_cast<const char*>(lock));
+  } else {
+    runtime->OnLockPoint(point, lock);
+  }
 }
 
 void ReportHandler(const lockcheck::Report& report) {
@@ -148,7 +156,13 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
   lockcheck::ReportHandler previous_handler = lockcheck::SetReportHandler(&ReportHandler);
 
   Trace trace;  // of the last execution, when recorded
-  for (uint64_t i = 0; strategy->BeginExecution(i); ++i) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto out_of_time = [&] {
+    return !replay && o.max_seconds > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+               o.max_seconds;
+  };
+  for (uint64_t i = 0; !out_of_time() && strategy->BeginExecution(i); ++i) {
     internal::Outcome e = runtime.RunExecution(setup);
     strategy->EndExecution(e.steps, e.threads);
     result.executions = i + 1;
@@ -193,6 +207,9 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
         Schedule s;
         s.scenario = o.scenario;
         s.params = o.params;
+        if (o.execution_params) {
+          for (const auto& [k, v] : o.execution_params(i)) s.params[k] = v;
+        }
         s.target = o.target;
         s.sanitizer = internal::BuildSanitizer();
         s.strategy = o.strategy;
@@ -227,6 +244,12 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
   if (replay && result.failed && result.failure_kind != "nondeterminism") {
     print.Line("flowcheck: replay: reproduced [" + result.failure_kind + "], trace hash " +
                TraceHashHex(result.last_trace_hash) + " as recorded");
+  }
+  if (!result.failed && out_of_time()) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", o.max_seconds);
+    print.Line(std::string("flowcheck: sched: time limit reached (") + limit +
+               " s): no further execution started");
   }
   print.Line(strategy->Summary(result.executions, result.failed));
   result.dfs_exhausted = strategy->exhausted();

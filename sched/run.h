@@ -71,6 +71,16 @@ struct Options {
   Schedule replay;
   std::string replay_path;  // for messages: where `replay` came from
 
+  // Parameters that differ per execution (inputs the scenario draws from
+  // (seed, execution), e.g. each thread's op list): merged over `params` in
+  // the schedule file of a failing execution, so that a replay, given them,
+  // rebuilds that execution. Empty: none.
+  std::function<std::map<std::string, std::string>(uint64_t execution)> execution_params;
+  // random, pct, dfs: start no execution after this many seconds of wall
+  // time (0: no limit). Each execution stays a pure function of its inputs;
+  // only how many run depends on the clock.
+  double max_seconds = 0;
+
   // An execution with more decisions than this fails as "step-bound".
   uint64_t max_steps = 10000;
   // What a lockcheck report does to an execution:

@@ -16,13 +16,6 @@ namespace flowcheck {
 namespace stress {
 namespace {
 
-void BareReserve(Participant* p, ContextState* ctx, int last) {
-  p->doing.store("bare reserve (exp_lock -> kern_reserve_flow)", std::memory_order_relaxed);
-  OpCheck check(p, ctx, "bare reserve");
-  const int ret = caller_reserve_flow(ctx->rcd, last, &check);
-  p->Count(ret >= 0 ? kBareReserved : kBareEagainFull);
-}
-
 // A preferred flow as callers pass it: mostly a flow index (often one just
 // used), sometimes "don't care" (32) or out of range.
 int PickLast(Rng* rng) {
@@ -33,6 +26,13 @@ int PickLast(Rng* rng) {
 }
 
 }  // namespace
+
+void BareReserve(Participant* p, ContextState* ctx, int last) {
+  p->doing.store("bare reserve (exp_lock -> kern_reserve_flow)", std::memory_order_relaxed);
+  OpCheck check(p, ctx, "bare reserve");
+  const int ret = caller_reserve_flow(ctx->rcd, last, &check);
+  p->Count(ret >= 0 ? kBareReserved : kBareEagainFull);
+}
 
 void BareRelease(Participant* p, size_t i) {
   ContextState* ctx = p->bare[i].first;

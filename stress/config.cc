@@ -43,6 +43,19 @@ std::string Validate(const StressConfig& c) {
   if (c.workers < 1 || c.workers > 16) return "--workers must be in 1..16";
   if (c.bare_per_thread < 0 || c.bare_per_thread > 32) return "--bare_per_thread must be in 0..32";
   if (c.progress_every < 0) return "--progress_every must be >= 0";
+  if (c.sched != "off" && c.sched != "random" && c.sched != "pct" && c.sched != "dfs") {
+    return "--sched must be off, random, pct or dfs";
+  }
+  if (c.sched_depth < 1 || c.sched_depth > 16) return "--sched_depth must be in 1..16";
+  if (c.max_preemptions < -1) return "--max_preemptions must be >= -1 (-1: unbounded)";
+  if (c.sched_executions < 0) return "--sched_executions must be >= 0";
+  if (c.sched_ops < 0 || c.sched_ops > 64) return "--sched_ops must be in 0..64";
+  if (c.sched_free_flows < 1 || c.sched_free_flows > 32) {
+    return "--sched_free_flows must be in 1..32";
+  }
+  if (Controlled(c) && c.threads + 1 + c.workers > 64) {
+    return "--sched: at most 64 threads (--threads + rcv-irq + --workers)";
+  }
   return "";
 }
 
@@ -83,6 +96,18 @@ std::vector<std::string> RerunFlags(const StressConfig& c) {
   }
   if (c.flush_handoff != d.flush_handoff) {
     f.push_back(absl::StrCat("--flush_handoff=", c.flush_handoff ? "true" : "false"));
+  }
+  if (c.sched != d.sched) f.push_back("--sched=" + c.sched);
+  if (c.sched_depth != d.sched_depth) f.push_back(absl::StrCat("--sched_depth=", c.sched_depth));
+  if (c.max_preemptions != d.max_preemptions) {
+    f.push_back(absl::StrCat("--max_preemptions=", c.max_preemptions));
+  }
+  if (c.sched_executions != d.sched_executions) {
+    f.push_back(absl::StrCat("--sched_executions=", c.sched_executions));
+  }
+  if (c.sched_ops != d.sched_ops) f.push_back(absl::StrCat("--sched_ops=", c.sched_ops));
+  if (c.sched_free_flows != d.sched_free_flows) {
+    f.push_back(absl::StrCat("--sched_free_flows=", c.sched_free_flows));
   }
   return f;
 }

@@ -48,6 +48,21 @@ struct StressConfig {
   // strands the next waiter"); false runs the kernel's exact sequence, and
   // the no-lost-wakeup check then reports that hazard.
   bool flush_handoff = true;
+  // Controlled scheduling (docs/stress.md, "Controlled runs"): "off" (the
+  // OS schedules the threads, as above), or "random", "pct", "dfs": many
+  // short executions, each one logical thread at a time (sched/), op lists
+  // of sched_ops ops per thread drawn from (seed, execution).
+  std::string sched = "off";
+  int sched_depth = 3;          // pct: the bug depth d
+  int max_preemptions = 2;      // dfs: the preemption bound (-1: none)
+  int64_t sched_executions = 0; // cap on executions (0: --seconds, else 1000; dfs: exhaustion)
+  int sched_ops = 4;            // ops per op thread and for rcv-irq, per execution
+  // Flows left free when an execution starts (the others are held as bare
+  // flows, spread over the op threads): a few ops then contend for them.
+  int sched_free_flows = 1;
+  // Where a failing execution's schedule file goes (sched/run.h): a file or
+  // a directory; "" = the directory the command was run in.
+  std::string schedule_out;
   // Where to write the JSON summary ("" = nowhere).
   std::string json_out;
   // Seconds between progress lines on stdout (0 = none).
@@ -72,6 +87,9 @@ std::vector<std::string> RerunFlags(const StressConfig& c);
 //   bazel run --config=tsan //stress:stress_main -- --seed=42 --threads=8
 // (--config=tsan when this binary is a TSan build).
 std::string RerunCommand(const StressConfig& c);
+
+// True unless sched is "off".
+inline bool Controlled(const StressConfig& c) { return c.sched != "off"; }
 
 // True when built with ThreadSanitizer.
 bool BuiltWithTsan();

@@ -15,8 +15,6 @@
 
 namespace flowcheck {
 namespace stress {
-namespace {
-
 // One device per context: dd->verbs_dev.n_tidwait is a device-wide
 // statistic that the kernel bumps under whichever context's exp_lock (a
 // benign race, core/hfi1.h); on separate devices the contexts share no
@@ -53,6 +51,8 @@ void BuildModel(Run* run) {
   }
   run->barrier = std::make_unique<QuiescentBarrier>(nparticipants);
 }
+
+namespace {
 
 StressResult Collect(const Run& run, double seconds) {
   StressResult r;

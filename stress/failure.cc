@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
 #include "lockcheck/report.h"
+#include "sched/sched.h"
 #include "stress/json_out.h"
 #include "stress/result_json.h"
 
@@ -37,6 +38,12 @@ std::atomic<bool> g_armed{false};
 std::atomic<bool> g_failing{false};        // Fail() is reporting
 std::atomic<bool> g_json_claimed{false};   // someone writes (or wrote) the JSON
 std::atomic<bool> g_trailer_printed{false};
+// Controlled runs: one OS thread runs every logical thread, the failure is
+// recorded and handed to the scheduler.
+bool g_controlled = false;
+bool g_controlled_failed = false;
+std::string* g_controlled_what = nullptr;
+std::string* g_controlled_detail = nullptr;
 
 // Async-signal-safe: prints the seed and rerun lines once.
 void PrintTrailerOnce() {
@@ -102,7 +109,11 @@ std::string FailureText(const std::string& what, const std::string& detail,
 void ArmFailureReporting(const StressConfig& c) {
   auto state = std::make_unique<Armed>();
   state->config = c;
-  state->trailer = absl::StrCat(SeedLine(c.seed), "\nflowcheck: rerun: ", RerunCommand(c), "\n");
+  state->trailer = absl::StrCat(
+      Controlled(c) ? absl::StrCat("flowcheck: seed ", c.seed,
+                                   " (a controlled run: the same flags repeat it exactly)")
+                    : SeedLine(c.seed),
+      "\nflowcheck: rerun: ", RerunCommand(c), "\n");
   if (!c.json_out.empty()) {
     state->abort_json = std::make_unique<PreparedJson>(
         c.json_out,
@@ -137,7 +148,29 @@ void DisarmFailureReporting() {
   }
 }
 
+void SetControlledFailures(bool on) {
+  g_controlled = on;
+  if (on) g_controlled_failed = false;
+  if (g_controlled_what == nullptr) {
+    g_controlled_what = new std::string();
+    g_controlled_detail = new std::string();
+  }
+}
+
+bool LastControlledFailure(std::string* what, std::string* detail) {
+  if (!g_controlled_failed) return false;
+  *what = *g_controlled_what;
+  *detail = *g_controlled_detail;
+  return true;
+}
+
 void Fail(const std::string& what, const std::string& detail) {
+  if (g_controlled) {
+    g_controlled_failed = true;
+    *g_controlled_what = what;
+    *g_controlled_detail = detail;
+    sched::Fail("[" + what + "] " + detail);
+  }
   if (g_failing.exchange(true)) {
     // Another thread is reporting; it aborts the process.
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));

@@ -53,6 +53,16 @@ void DisarmFailureReporting();
 // the abort.
 [[noreturn]] void Fail(const std::string& what, const std::string& detail);
 
+// Controlled runs (--sched, stress/controlled.h): while on, Fail() does not
+// print or abort but ends the current execution through the scheduler
+// (sched::Fail, which writes the schedule file first), and remembers `what`
+// and `detail` for LastControlledFailure. No TSan wait: under control the
+// threads run one at a time, so no racing access is still in flight.
+void SetControlledFailures(bool on);
+// The last failure routed to the scheduler since SetControlledFailures(true);
+// false if none.
+bool LastControlledFailure(std::string* what, std::string* detail);
+
 // The text Fail() prints, without printing or aborting (for tests).
 std::string FailureText(const std::string& what, const std::string& detail,
                         const StressConfig& c);

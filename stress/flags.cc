@@ -39,6 +39,23 @@ ABSL_FLAG(int, bare_per_thread, kDefaults.bare_per_thread,
 ABSL_FLAG(bool, flush_handoff, kDefaults.flush_handoff,
           "after a flush, wake the new head of flow_queue (the kernel does not; see "
           "docs/stress.md)");
+ABSL_FLAG(std::string, sched, kDefaults.sched,
+          "off (the OS schedules the threads) or random, pct, dfs: controlled executions "
+          "(docs/stress.md, \"Controlled runs\")");
+ABSL_FLAG(int, sched_depth, kDefaults.sched_depth, "--sched=pct: the bug depth d");
+ABSL_FLAG(int, max_preemptions, kDefaults.max_preemptions,
+          "--sched=dfs: preemption bound (-1: unbounded)");
+ABSL_FLAG(int64_t, sched_executions, kDefaults.sched_executions,
+          "--sched: cap on executions (0: until --seconds, or 1000 without it; dfs: until "
+          "exhausted)");
+ABSL_FLAG(int, sched_ops, kDefaults.sched_ops, "--sched: ops per thread per execution");
+ABSL_FLAG(int, sched_free_flows, kDefaults.sched_free_flows,
+          "--sched: flows left free at the start of an execution (the rest held as bare "
+          "flows)");
+ABSL_FLAG(std::string, schedule_out, kDefaults.schedule_out,
+          "--sched: where a failing schedule is written (file or directory)");
+ABSL_FLAG(std::string, replay, "",
+          "replay a schedule file written by a --sched run (no other flag but --json_out)");
 ABSL_FLAG(std::string, json_out, kDefaults.json_out, "write a JSON summary here");
 ABSL_FLAG(double, progress_every, 1.0, "seconds between progress lines (0 = none)");
 
@@ -105,6 +122,8 @@ std::string ParseFlags(int argc, char** argv) {
   return "";
 }
 
+std::string ReplayFlag() { return absl::GetFlag(FLAGS_replay); }
+
 StressConfig ConfigFromFlags() {
   StressConfig c;
   c.threads = absl::GetFlag(FLAGS_threads);
@@ -120,6 +139,13 @@ StressConfig ConfigFromFlags() {
   c.irq_thread = absl::GetFlag(FLAGS_irq_thread);
   c.bare_per_thread = absl::GetFlag(FLAGS_bare_per_thread);
   c.flush_handoff = absl::GetFlag(FLAGS_flush_handoff);
+  c.sched = absl::GetFlag(FLAGS_sched);
+  c.sched_depth = absl::GetFlag(FLAGS_sched_depth);
+  c.max_preemptions = absl::GetFlag(FLAGS_max_preemptions);
+  c.sched_executions = absl::GetFlag(FLAGS_sched_executions);
+  c.sched_ops = absl::GetFlag(FLAGS_sched_ops);
+  c.sched_free_flows = absl::GetFlag(FLAGS_sched_free_flows);
+  c.schedule_out = absl::GetFlag(FLAGS_schedule_out);
   c.json_out = absl::GetFlag(FLAGS_json_out);
   c.progress_every = absl::GetFlag(FLAGS_progress_every);
   return c;

@@ -3,6 +3,8 @@
 //   --threads=4 --ops_per_thread=-1 --seconds=0 --contexts=1 --qps_per_thread=2
 //   --seed=0 --yield_probability=0.05 --watchdog_seconds=30 --quiescent_every=500
 //   --workers=2 --irq_thread=true --bare_per_thread=7 --flush_handoff=true
+//   --sched=off --sched_depth=3 --max_preemptions=2 --sched_executions=0
+//   --sched_ops=4 --sched_free_flows=1 --schedule_out= --replay=
 //   --json_out= --progress_every=1
 //
 // Each maps to the StressConfig field of the same name (stress/config.h says
@@ -32,6 +34,9 @@ namespace stress {
 // --helpmatch=, --version, --only_check_args) are handed, once the rest
 // parsed, to absl::ParseCommandLine, which prints and exits as Abseil does.
 std::string ParseFlags(int argc, char** argv);
+
+// --replay=FILE ("" if not given).
+std::string ReplayFlag();
 
 // The config the parsed flags describe.
 StressConfig ConfigFromFlags();

@@ -11,7 +11,7 @@ namespace flowcheck {
 namespace stress {
 
 bool QuiescentPoint(Run* run) {
-  run->wq.WaitIdle();
+  DrainWork(run);
   for (auto& ctx : run->contexts) {
     unsigned long flags;
     spin_lock_irqsave(&ctx->rcd->exp_lock, flags);
@@ -35,7 +35,7 @@ bool QuiescentPoint(Run* run) {
 }
 
 bool DrainRound(Run* run) {
-  run->wq.WaitIdle();
+  DrainWork(run);
   bool waiters = false;
   for (auto& ctx : run->contexts) {
     unsigned long flags;
@@ -60,7 +60,7 @@ bool DrainRound(Run* run) {
 }
 
 bool FinalPoint(Run* run) {
-  run->wq.WaitIdle();
+  DrainWork(run);
   for (auto& ctx : run->contexts) {
     unsigned long flags;
     spin_lock_irqsave(&ctx->rcd->exp_lock, flags);

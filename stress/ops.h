@@ -33,6 +33,18 @@ void BareOp(Run* run, Participant* p, int limit);
 // Releases p->bare[i] (see BareOp).
 void BareRelease(Participant* p, size_t i);
 
+// A bare reservation on `ctx` preferring flow `last` (see BareOp).
+void BareReserve(Participant* p, ContextState* ctx, int last);
+
+// A RESYNC for run->all_qps[j] (hfi1_rc_rcv_tid_rdma_resync): for the
+// generation the peer would send next if `next`, else the current one.
+void ResyncQp(Run* run, Participant* p, uint32_t j, bool next);
+
+// The QP ops a listed op (op_list.h) names, by kind: runs it if it fits what
+// the thread believes `s` is (its QpState) and returns true; else does
+// nothing and returns false. `kind` is a QP op of op_list.h.
+bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind);
+
 }  // namespace stress
 }  // namespace flowcheck
 

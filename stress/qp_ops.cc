@@ -17,7 +17,9 @@
 #include "core/callers.h"
 #include "core/tid_rdma.h"
 #include "lockcheck/lockdep.h"
+#include "lockcheck/schedule.h"
 #include "stress/op_check.h"
+#include "stress/op_list.h"
 #include "stress/ops.h"
 
 namespace flowcheck {
@@ -60,6 +62,8 @@ void OpUse(Participant* p, Run* run, QpSlot* s) {
   spin_lock_irqsave(&qp->s_lock, flags);
   const u8 before = qp->priv->flow_state.index;
   MaybeYield(run->yield.get());
+  // Under a controlled scheduler another thread may run here, s_lock held.
+  lockcheck::SchedulePointNamed("use: s_lock held");
   MaybeYield(run->yield.get());
   const u8 after = qp->priv->flow_state.index;
   spin_unlock_irqrestore(&qp->s_lock, flags);
@@ -191,6 +195,60 @@ void QpOp(Run* run, Participant* p, QpSlot* s) {
       else if (r < 90) OpFlushRarr(p, s);
       else OpResyncAck(p, s);
       break;
+  }
+}
+
+bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind) {
+  const QpState st = s->state;
+  const bool owned = st == QpState::kOwned, waiting = st == QpState::kWaitingFlow;
+  const bool rarr = st == QpState::kOwnedRarr;
+  switch (kind) {
+    case kOpSetup:
+      if (st != QpState::kIdle && !waiting) return false;
+      OpSetup(p, s, /*retry=*/waiting);
+      return true;
+    case kOpRetry:
+      if (!waiting) return false;
+      OpSetup(p, s, /*retry=*/true);
+      return true;
+    case kOpRelease:
+      if (!owned) return false;
+      OpRelease(p, s);
+      return true;
+    case kOpUse:
+      if (!owned && !rarr) return false;
+      OpUse(p, run, s);
+      return true;
+    case kOpPoll:
+      if (!waiting) return false;
+      OpPoll(p, s);
+      return true;
+    case kOpGiveUp:
+      if (!waiting) return false;
+      OpGiveUp(p, run, s);
+      return true;
+    case kOpRarrWait:
+      if (!owned) return false;
+      OpRarrWait(p, s);
+      return true;
+    case kOpRarrGrant:
+      if (!rarr) return false;
+      OpRarrGrant(p, s);
+      return true;
+    case kOpRarrRelease:
+      if (!owned) return false;
+      OpRarrRelease(p, s);
+      return true;
+    case kOpFlushRarr:
+      if (!rarr) return false;
+      OpFlushRarr(p, s);
+      return true;
+    case kOpResyncAck:
+      if (waiting) return false;
+      OpResyncAck(p, s);
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -16,6 +16,14 @@ const char* QpStateName(QpState s) {
   return "?";
 }
 
+void DrainWork(Run* run) {
+  if (run->controlled) {
+    run->wq.RunAll();
+  } else {
+    run->wq.WaitIdle();
+  }
+}
+
 uint64_t Sum(const Run& run, Counter c) {
   uint64_t n = 0;
   for (const auto& p : run.participants) n += p->counters.Get(c);

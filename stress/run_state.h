@@ -82,6 +82,11 @@ struct Run {
   int drain_rounds = 0;               // leader only
   int stopped_by = 0;                 // leader only: the stop request that ended the main phase
   std::map<std::string, std::string> leader_divergences;  // leader only
+  // A controlled execution (--sched): logical threads under sched/, no OS
+  // worker threads; the quiescent point, drain and final checks run on the
+  // scheduler's controller, which runs pending work itself (DrainWork).
+  bool controlled = false;
+  std::atomic<int> listed_threads_done{0};  // controlled: op threads and rcv-irq that ended
 
   void Beat() { progress.fetch_add(1, std::memory_order_relaxed); }
   // A stop was requested (StressProgress::stop_signal): finish early.
@@ -89,6 +94,15 @@ struct Run {
     return live != nullptr && live->stop_signal.load(std::memory_order_relaxed) != 0;
   }
 };
+
+// Builds the run's model from run->config: contexts (one device each), the
+// participants ("stress-<i>", and "rcv-irq" with irq_thread), their QPs
+// (QP j on context j % contexts) and the quiescent barrier.
+void BuildModel(Run* run);
+
+// Runs the work queue until nothing is pending or running: waits for the
+// worker threads, or under control runs the items on the calling thread.
+void DrainWork(Run* run);
 
 // The total of counter `c` over the run's participants.
 uint64_t Sum(const Run& run, Counter c);

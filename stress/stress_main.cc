@@ -18,6 +18,10 @@
 //        report) with the rerun command and aborts (SIGABRT, or the
 //        sanitizer's exit code); tools/campaign.py and tools/selftest.py
 //        read exactly that.
+// With --sched=random|pct|dfs or --replay=FILE (stress/controlled.h): 0 no
+// failure, 1 a failure found or reproduced (the schedule file written first),
+// 2 a bad command line or an unusable schedule file, 3 the failing schedule
+// could not be written.
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +35,7 @@
 #include "absl/flags/usage.h"
 #include "common/atomic_file.h"
 #include "stress/config.h"
+#include "stress/controlled.h"
 #include "stress/driver.h"
 #include "stress/failure.h"
 #include "stress/flags.h"
@@ -111,6 +116,67 @@ void PrintSummary(const flowcheck::stress::StressResult& r, int interrupted_by) 
   }
 }
 
+// --sched=random|pct|dfs or --replay=FILE (stress/controlled.h). Exit
+// status: 0 no failure, 1 a failure found or reproduced (or the JSON could
+// not be written), 2 an unusable schedule file, 3 the failing schedule could
+// not be written.
+int ControlledMain(flowcheck::stress::StressConfig config, const std::string& replay) {
+  namespace fs = flowcheck::stress;
+  if (replay.empty()) {
+    if (config.seed == 0) config.seed = fs::RandomSeed();
+    std::printf("flowcheck stress: seed %llu, controlled (--sched=%s); rerun: %s\n",
+                static_cast<unsigned long long>(config.seed), config.sched.c_str(),
+                fs::RerunCommand(config).c_str());
+  } else {
+    std::printf("flowcheck stress: replaying %s\n", replay.c_str());
+  }
+  std::fflush(stdout);
+  fs::ArmFailureReporting(config);
+  const fs::ControlledResult r = fs::RunControlled(config, replay);
+  fs::DisarmFailureReporting();
+  if (r.status == 2) return 2;
+  const fs::StressResult& s = r.stats;
+  if (r.status == 0) {
+    std::printf("[stress] PASS: %s, %llu execution(s) (%s), %d op thread(s)%s x %d ops, "
+                "%llu ops, checks passed: %llu per-op, %llu quiescent points and final; %llu "
+                "work items\n",
+                replay.empty() ? ("seed " + std::to_string(config.seed)).c_str() : "replay",
+                static_cast<unsigned long long>(r.executions),
+                replay.empty() ? ("--sched=" + config.sched).c_str() : "followed the schedule",
+                config.threads, config.irq_thread ? " + rcv-irq" : "", config.sched_ops,
+                static_cast<unsigned long long>(s.ops), static_cast<unsigned long long>(s.checks),
+                static_cast<unsigned long long>(s.quiescent_points),
+                static_cast<unsigned long long>(s.work_items));
+    for (const auto& d : s.divergences) {
+      std::printf(
+          "[stress] upstream divergence seen (a known kernel hazard, not a failure): %s: %s\n",
+          d.first.c_str(), d.second.c_str());
+    }
+  }
+  int status = r.status;
+  if (!config.json_out.empty() && fs::ClaimJsonOut()) {
+    const std::string json =
+        r.status == 0 ? fs::ResultJson(s, 0)
+                      : fs::FailureJson(r.marker,
+                                        r.detail + (r.schedule_path.empty()
+                                                        ? std::string()
+                                                        : " (schedule: " + r.schedule_path +
+                                                              "; rerun: tools/reproduce.sh " +
+                                                              r.schedule_path + ")"),
+                                        config);
+    const std::string error = flowcheck::WriteFileAtomically(config.json_out, json);
+    if (error.empty()) {
+      std::printf("[stress] JSON summary: %s\n", config.json_out.c_str());
+    } else {
+      std::fflush(stdout);
+      std::fprintf(stderr, "flowcheck: %s\n", error.c_str());
+      if (status == 0) status = 1;
+    }
+  }
+  std::fflush(stdout);
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,6 +201,21 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "stress_main: --json_out: %s\n", unwritable.c_str());
       return 2;
     }
+  }
+  const std::string replay = flowcheck::stress::ReplayFlag();
+  if (!replay.empty()) {
+    flowcheck::stress::StressConfig only_json;
+    only_json.json_out = config.json_out;
+    only_json.progress_every = config.progress_every;
+    if (flowcheck::stress::RerunFlags(config) != flowcheck::stress::RerunFlags(only_json) ||
+        !config.schedule_out.empty()) {
+      std::fprintf(stderr, "stress_main: --replay takes every parameter from the schedule file "
+                           "(only --json_out may be given with it)\n");
+      return 2;
+    }
+  }
+  if (!replay.empty() || flowcheck::stress::Controlled(config)) {
+    return ControlledMain(config, replay);
   }
   if (config.seed == 0) config.seed = flowcheck::stress::RandomSeed();
 

@@ -44,6 +44,16 @@ for flag in --yield_probability --seconds --watchdog_seconds --progress_every; d
   expect_bad "stress_main: $flag must be a finite number" "$flag=inf"
 done
 expect_bad "stress_main: --threads must be in 1..64" --threads=0
+expect_bad "stress_main: --sched must be off, random, pct or dfs" --sched=bogus
+expect_bad "stress_main: --sched_depth must be in 1..16" --sched=pct --sched_depth=0
+expect_bad "stress_main: --max_preemptions must be >= -1" --sched=dfs --max_preemptions=-2
+expect_bad "stress_main: --sched_executions must be >= 0" --sched=random --sched_executions=-1
+expect_bad "stress_main: --sched_ops must be in 0..64" --sched=pct --sched_ops=65
+expect_bad "stress_main: --sched_free_flows must be in 1..32" --sched=pct --sched_free_flows=0
+expect_bad "stress_main: bad value for --sched_depth" --sched=pct --sched_depth=x
+expect_bad "stress_main: --replay takes every parameter from the schedule file" \
+  --replay=/nonexistent.schedule --seed=3
+expect_bad "/nonexistent.schedule" --replay=/nonexistent.schedule
 expect_bad "stress_main: --json_out: cannot write /nonexistent/dir/x.json: directory /nonexistent/dir: No such file or directory" \
   --seconds=2 --json_out=/nonexistent/dir/x.json
 mkdir -p "$tmp/isdir.json"
@@ -120,6 +130,26 @@ if start_long gone; then
   grep -qF "flowcheck: cannot write $tmp/gone/run.json: create failed: No such file or directory" \
     "$tmp/gone.err" || fail "gone: no write error: $(cat "$tmp/gone.err")"
 fi
+
+# Controlled runs (--sched): a failure exits 1 with the schedule written and
+# the JSON saying fail; a pass exits 0 with the JSON saying pass.
+mkdir -p "$tmp/sched"
+"$bin" --sched=pct --seed=9 --flush_handoff=false --sched_executions=20000 \
+  --schedule_out="$tmp/sched/" --json_out="$tmp/sched.json" >"$tmp/sched.out" 2>"$tmp/sched.err"
+rc=$?
+[ "$rc" = 1 ] || fail "--sched=pct (flush hazard): exit $rc, expected 1"
+[ "$(json_field "$tmp/sched.json" result)" = fail ] || fail "--sched=pct: JSON result is not fail"
+[ "$(json_field "$tmp/sched.json" failure)" = "invariant no-lost-wakeup" ] ||
+  fail "--sched=pct: JSON failure: $(json_field "$tmp/sched.json" failure)"
+grep -qF "tools/reproduce.sh $tmp/sched/stress-pct-seed9-exec" "$tmp/sched.json" ||
+  fail "--sched=pct: the JSON does not name the schedule file"
+"$bin" --sched=random --seed=9 --sched_executions=20 --json_out="$tmp/sched-pass.json" \
+  >"$tmp/sched-pass.out" 2>"$tmp/sched-pass.err"
+rc=$?
+[ "$rc" = 0 ] || fail "--sched=random: exit $rc, expected 0: $(tail -3 "$tmp/sched-pass.err")"
+[ "$(json_field "$tmp/sched-pass.json" result)" = pass ] || fail "--sched=random: JSON not pass"
+grep -qF "[stress] PASS: seed 9, 20 execution(s) (--sched=random)" "$tmp/sched-pass.out" ||
+  fail "--sched=random: no PASS line: $(cat "$tmp/sched-pass.out")"
 
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "PASS: stress_main's command line, JSON and signals"

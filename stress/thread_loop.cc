@@ -48,23 +48,16 @@ void Drain(Run* run, Participant* p) {
   p->doing.store("done", std::memory_order_relaxed);
 }
 
-// RESYNC for a random QP of any thread (hfi1_rc_rcv_tid_rdma_resync):
-// mostly the generation the peer would send next, so it is accepted.
-void Resync(Run* run, Participant* p) {
-  const uint32_t j = p->rng.Below(static_cast<uint32_t>(run->all_qps.size()));
+// The RESYNC itself, for generation pick(current generation).
+template <typename Pick>
+void ResyncOn(Run* run, Participant* p, uint32_t j, Pick pick) {
   rvt_qp* qp = run->all_qps[j];
   p->doing.store("RESYNC (s_lock -> exp_lock)", std::memory_order_relaxed);
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
   const u32 g = qp->priv->flow_state.generation;
   spin_unlock_irqrestore(&qp->s_lock, flags);
-  u32 gen;
-  if (g == KERN_GENERATION_RESERVED) {
-    gen = static_cast<u32>(p->rng.Next()) & GENERATION_MASK;
-    if (gen == KERN_GENERATION_RESERVED) gen = 0;
-  } else {
-    gen = p->rng.Chance(0.8) ? kern_flow_generation_next(g) : g;
-  }
+  const u32 gen = pick(g);
   const u32 psn = ((gen << HFI1_KDETH_BTH_SEQ_SHIFT) - 1) & PSN_MASK;
   OpCheck check(p, run->qp_contexts[j], "RESYNC");
   const bool accepted = caller_resync(qp, psn, &check);
@@ -72,7 +65,27 @@ void Resync(Run* run, Participant* p) {
   if (accepted) p->Count(kResyncsAccepted);
 }
 
+// RESYNC for a random QP of any thread (hfi1_rc_rcv_tid_rdma_resync):
+// mostly the generation the peer would send next, so it is accepted.
+void Resync(Run* run, Participant* p) {
+  const uint32_t j = p->rng.Below(static_cast<uint32_t>(run->all_qps.size()));
+  ResyncOn(run, p, j, [p](u32 g) -> u32 {
+    if (g == KERN_GENERATION_RESERVED) {
+      u32 gen = static_cast<u32>(p->rng.Next()) & GENERATION_MASK;
+      return gen == KERN_GENERATION_RESERVED ? 0 : gen;
+    }
+    return p->rng.Chance(0.8) ? kern_flow_generation_next(g) : g;
+  });
+}
+
 }  // namespace
+
+void ResyncQp(Run* run, Participant* p, uint32_t j, bool next) {
+  ResyncOn(run, p, j, [next](u32 g) -> u32 {
+    if (g == KERN_GENERATION_RESERVED) return 0;
+    return next ? kern_flow_generation_next(g) : g;
+  });
+}
 
 void OpThreadMain(Run* run, Participant* p) {
   lockcheck::SetThreadName(p->name.c_str());

@@ -16,7 +16,11 @@ struct ThreadStream {
 };
 thread_local ThreadStream t_stream;
 
-void Hook(lockcheck::SchedulePoint, const void*, void* arg) {
+// Lock points only: the named points (core's bit operations, the work
+// queue, kernel windows) are for a controlled scheduler; yielding there too
+// would change the uncontrolled runs' pressure.
+void Hook(lockcheck::SchedulePoint point, const void*, void* arg) {
+  if (point == lockcheck::SchedulePoint::kNamed) return;
   MaybeYield(static_cast<YieldPolicy*>(arg));
 }
 

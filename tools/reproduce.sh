@@ -65,7 +65,7 @@ if [ -n "$file" ] && [ -f "$file" ] && head -n 1 "$file" | grep -q '^flowcheck-s
   case "$sanitizer" in
     tsan|asan) config=("--config=$sanitizer") ;;
     none|"") config=() ;;
-    *) echo "reproduce.sh: $file: unknown sanitizer '$sanitizer'" >&2; exit 2 ;;
+    *) echo "reproduce.sh: $file: 'sanitizer' must be tsan, asan or none, not '$sanitizer' (exit 2)" >&2; exit 2 ;;
   esac
   case "$target" in
     //*:*) ;;

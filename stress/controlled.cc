@@ -1,0 +1,393 @@
+// stress/controlled.cc: see controlled.h.
+#include "stress/controlled.h"
+
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/atomic_file.h"
+#include "core/qp.h"
+#include "core/tid_rdma.h"
+#include "sched/cli.h"
+#include "sched/run.h"
+#include "sched/sched.h"
+#include "sched/schedule_file.h"
+#include "stress/failure.h"
+#include "stress/leader.h"
+#include "stress/op_list.h"
+#include "stress/ops.h"
+#include "stress/run_state.h"
+
+namespace flowcheck {
+namespace stress {
+namespace {
+
+constexpr char kScenario[] = "stress";
+constexpr char kTarget[] = "//stress:stress_main";
+constexpr char kOpsPrefix[] = "ops.";
+
+using Params = std::map<std::string, std::string>;
+using Lists = std::vector<std::vector<ListedOp>>;  // by participant index
+
+// The params that rebuild a run's executions (without execution and ops.*).
+Params ParamsOf(const StressConfig& c) {
+  return {
+      {"seed", absl::StrCat(c.seed)},
+      {"threads", absl::StrCat(c.threads)},
+      {"contexts", absl::StrCat(c.contexts)},
+      {"qps_per_thread", absl::StrCat(c.qps_per_thread)},
+      {"workers", absl::StrCat(c.workers)},
+      {"irq_thread", c.irq_thread ? "1" : "0"},
+      {"bare_per_thread", absl::StrCat(c.bare_per_thread)},
+      {"flush_handoff", c.flush_handoff ? "1" : "0"},
+      {"sched_ops", absl::StrCat(c.sched_ops)},
+      {"sched_free_flows", absl::StrCat(c.sched_free_flows)},
+      {"execution", "0"},
+  };
+}
+
+bool IntParam(const Params& p, const std::string& key, int64_t* out, std::string* error) {
+  auto it = p.find(key);
+  if (it == p.end() || !absl::SimpleAtoi(it->second, out)) {
+    *error = "param " + key + ": missing or not a number";
+    return false;
+  }
+  return true;
+}
+
+// `c` from the scenario params (every fixed key present); execution too.
+bool ConfigFromParams(const Params& p, StressConfig* c, uint64_t* execution, std::string* error) {
+  int64_t seed, threads, contexts, qps, workers, irq, bare, handoff, ops, free_flows, exec;
+  if (!IntParam(p, "seed", &seed, error) || !IntParam(p, "threads", &threads, error) ||
+      !IntParam(p, "contexts", &contexts, error) ||
+      !IntParam(p, "qps_per_thread", &qps, error) || !IntParam(p, "workers", &workers, error) ||
+      !IntParam(p, "irq_thread", &irq, error) || !IntParam(p, "bare_per_thread", &bare, error) ||
+      !IntParam(p, "flush_handoff", &handoff, error) || !IntParam(p, "sched_ops", &ops, error) ||
+      !IntParam(p, "sched_free_flows", &free_flows, error) ||
+      !IntParam(p, "execution", &exec, error)) {
+    return false;
+  }
+  if (seed <= 0 || exec < 0) {
+    *error = "param seed must be > 0 and execution >= 0";
+    return false;
+  }
+  c->seed = static_cast<uint64_t>(seed);
+  c->threads = static_cast<int>(threads);
+  c->contexts = static_cast<int>(contexts);
+  c->qps_per_thread = static_cast<int>(qps);
+  c->workers = static_cast<int>(workers);
+  c->irq_thread = irq != 0;
+  c->bare_per_thread = static_cast<int>(bare);
+  c->flush_handoff = handoff != 0;
+  c->sched_ops = static_cast<int>(ops);
+  c->sched_free_flows = static_cast<int>(free_flows);
+  *execution = static_cast<uint64_t>(exec);
+  const std::string invalid = Validate(*c);
+  if (!invalid.empty()) {
+    *error = "params: " + invalid;
+    return false;
+  }
+  return true;
+}
+
+int Participants(const StressConfig& c) { return c.threads + (c.irq_thread ? 1 : 0); }
+
+std::string ParticipantName(const StressConfig& c, int i) {
+  return i == c.threads ? "rcv-irq" : absl::StrCat("stress-", i);
+}
+
+Lists GeneratedLists(const StressConfig& c, uint64_t execution) {
+  Lists lists;
+  for (int i = 0; i < Participants(c); ++i) {
+    lists.push_back(GenerateOps(c, execution, i, i == c.threads));
+  }
+  return lists;
+}
+
+// The ops.* params; *given is false if there are none. Keys naming no
+// thread of `c` are an error.
+bool ListsFromParams(const StressConfig& c, const Params& p, Lists* lists, bool* given,
+                     std::string* error) {
+  lists->assign(Participants(c), {});
+  *given = false;
+  std::map<std::string, int> index;
+  for (int i = 0; i < Participants(c); ++i) index[kOpsPrefix + ParticipantName(c, i)] = i;
+  for (const auto& [k, v] : p) {
+    if (k.compare(0, sizeof(kOpsPrefix) - 1, kOpsPrefix) != 0) continue;
+    auto it = index.find(k);
+    if (it == index.end()) {
+      *error = "param " + k + ": no such thread";
+      return false;
+    }
+    std::string why;
+    if (!ParseOps(v, &(*lists)[it->second], &why)) {
+      *error = "param " + k + ": " + why;
+      return false;
+    }
+    *given = true;
+  }
+  return true;
+}
+
+Params ListParams(const StressConfig& c, uint64_t execution, const Lists& lists) {
+  Params p{{"execution", absl::StrCat(execution)}};
+  for (int i = 0; i < Participants(c); ++i) {
+    p[kOpsPrefix + ParticipantName(c, i)] = FormatOps(lists[i]);
+  }
+  return p;
+}
+
+void RunListedOp(Run* run, Participant* p, const ListedOp& op) {
+  if (IsQpOp(op.kind)) {
+    if (!p->slots.empty()) QpOpOfKind(run, p, &p->slots[op.a % p->slots.size()], op.kind);
+  } else if (op.kind == kOpBareReserve) {
+    BareReserve(p, run->contexts[op.a % run->contexts.size()].get(), op.b);
+  } else if (op.kind == kOpBareRelease) {
+    if (!p->bare.empty()) BareRelease(p, op.a % p->bare.size());
+  } else if (op.kind == kOpResync) {
+    ResyncQp(run, p, static_cast<uint32_t>(op.a % run->all_qps.size()), /*next=*/true);
+  }
+  p->ops_done++;
+  p->Count(kOps);
+}
+
+// A worker of the work queue as a logical thread: blocks until an item is
+// pending or every listed thread ended (then it runs what is left and ends).
+void WorkerMain(Run* run, int listed) {
+  for (;;) {
+    sched::BlockUntil("kworker: the work queue is empty", [run, listed] {
+      return run->wq.pending_count() > 0 ||
+             run->listed_threads_done.load(std::memory_order_relaxed) == listed;
+    });
+    if (run->wq.RunOne()) continue;
+    if (run->listed_threads_done.load(std::memory_order_relaxed) == listed) return;
+    sched::Yield();  // the pending item runs on another worker
+  }
+}
+
+// The end of an execution, on the controller: every thread ended.
+void EndOfExecution(Run* run) {
+  QuiescentPoint(run);
+  for (auto& p : run->participants) {
+    while (!p->bare.empty()) BareRelease(p.get(), p->bare.size() - 1);
+    for (QpSlot& s : p->slots) {
+      if (s.state == QpState::kOwnedRarr) OpRarrGrant(p.get(), &s);
+    }
+  }
+  do {
+    for (auto& p : run->participants) {
+      for (QpSlot& s : p->slots) {
+        if (s.state == QpState::kWaitingFlow) OpPoll(p.get(), &s);
+        if (s.state == QpState::kOwned) OpRelease(p.get(), &s);
+      }
+    }
+  } while (DrainRound(run));
+  FinalPoint(run);
+  for (rvt_qp* qp : run->all_qps) {
+    const int left = hfi1_model_teardown_qp(qp);
+    if (left != 0) {
+      Fail("invariant final",
+           absl::StrFormat("qp %u: %d reference(s) left after teardown (0 expected)", qp->qp_num,
+                           left));
+    }
+  }
+}
+
+// Frees the QPs (a failed execution leaves them), then the run.
+void DeleteRun(Run* run) {
+  for (rvt_qp* qp : run->all_qps) hfi1_model_free_qp(qp);
+  delete run;
+}
+
+struct Totals {
+  uint64_t executions = 0, ops = 0, checks = 0, work_items = 0;
+  std::map<std::string, uint64_t> counters;
+  std::map<std::string, std::string> divergences;
+};
+
+// The setup of one execution (sched.h). Lists: `fixed` if given, else drawn
+// from (seed, the execution's index: 0, 1, ... in the order setups run).
+std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lists> fixed,
+                                std::shared_ptr<Totals> totals) {
+  auto next_execution = std::make_shared<uint64_t>(0);
+  return [c, fixed, totals, next_execution] {
+    const uint64_t execution = (*next_execution)++;
+    std::shared_ptr<Run> run(new Run, DeleteRun);
+    run->config = c;
+    run->controlled = true;
+    run->yield = std::make_unique<YieldPolicy>(c.seed, 0.0);
+    BuildModel(run.get());
+    // All but sched_free_flows flows of each context held as bare flows.
+    for (auto& ctx : run->contexts) {
+      for (int k = 0; k < RXE_NUM_TID_FLOWS - c.sched_free_flows; ++k) {
+        BareReserve(run->participants[k % c.threads].get(), ctx.get(), RXE_NUM_TID_FLOWS);
+      }
+    }
+    const Lists lists = fixed ? *fixed : GeneratedLists(c, execution);
+    const int listed = Participants(c);
+    sched::ThreadId first = -1;
+    for (int i = 0; i < listed; ++i) {
+      Participant* p = run->participants[i].get();
+      sched::ThreadOptions options;
+      if (p->irq) options.interrupts = first;
+      const sched::ThreadId id = sched::Spawn(
+          p->name,
+          [run, p, ops = lists[i]] {
+            for (const ListedOp& op : ops) RunListedOp(run.get(), p, op);
+            p->doing.store("done", std::memory_order_relaxed);
+            run->listed_threads_done.fetch_add(1, std::memory_order_relaxed);
+          },
+          options);
+      if (i == 0) first = id;
+    }
+    for (int w = 0; w < c.workers; ++w) {
+      sched::Spawn(absl::StrCat("kworker/stress:", w),
+                   [run, listed] { WorkerMain(run.get(), listed); });
+    }
+    sched::AtEnd([run, totals] {
+      EndOfExecution(run.get());
+      totals->executions++;
+      totals->ops += Sum(*run, kOps);
+      totals->checks += Sum(*run, kChecks);
+      totals->work_items += run->wq.executed();
+      for (int k = 0; k < kNumCounters; ++k) {
+        totals->counters[kCounterNames[k]] += Sum(*run, Counter(k));
+      }
+      for (const auto& d : run->leader_divergences) totals->divergences.emplace(d);
+      for (const auto& p : run->participants) {
+        for (const auto& d : p->divergences) totals->divergences.emplace(d);
+      }
+    });
+  };
+}
+
+// Registered so that sched's tools find the scenario and its params.
+const bool kRegistered = sched::RegisterScenario(sched::ScenarioSpec{
+    kScenario,
+    "the stress driver's execution (stress/controlled.h); ops.<thread>=op,op,... per thread",
+    [] {
+      StressConfig d;
+      d.seed = 1;
+      return ParamsOf(d);
+    }(),
+    [](const sched::ScenarioParams& params, std::string* error) -> std::function<void()> {
+      StressConfig c;
+      uint64_t execution = 0;
+      if (!ConfigFromParams(params, &c, &execution, error)) return nullptr;
+      auto lists = std::make_shared<Lists>();
+      bool given = false;
+      if (!ListsFromParams(c, params, lists.get(), &given, error)) return nullptr;
+      if (!given) *lists = GeneratedLists(c, execution);
+      return MakeSetup(c, lists, std::make_shared<Totals>());
+    }});
+const bool kOpsAccepted = sched::AcceptParamPrefix(kScenario, kOpsPrefix);
+
+}  // namespace
+
+ControlledResult RunControlled(const StressConfig& input, const std::string& replay_path) {
+  ControlledResult result;
+  StressConfig c = input;
+  sched::Options o;
+  o.scenario = kScenario;
+  o.target = kTarget;
+  o.schedule_out = c.schedule_out;
+  std::shared_ptr<Lists> fixed;
+  if (!replay_path.empty()) {
+    o.replay_path = ResolveUserPath(replay_path);
+    std::string error;
+    if (!sched::LoadScheduleFile(o.replay_path, &o.replay, &error)) {
+      std::fprintf(stderr, "flowcheck: %s\n", error.c_str());
+      result.status = 2;
+      return result;
+    }
+    const sched::ScenarioSpec* spec = sched::FindScenario(kScenario);
+    sched::ScenarioParams resolved;
+    uint64_t execution = 0;
+    fixed = std::make_shared<Lists>();
+    bool given = false;
+    if (o.replay.scenario != kScenario) {
+      error = "the schedule is for scenario '" + o.replay.scenario + "', not '" + kScenario +
+              "' (replay it with " + o.replay.target + ")";
+    } else if (sched::ResolveParams(*spec, o.replay.params, &resolved, &error) &&
+               ConfigFromParams(resolved, &c, &execution, &error) &&
+               ListsFromParams(c, resolved, fixed.get(), &given, &error)) {
+      if (!given) *fixed = GeneratedLists(c, execution);
+    }
+    if (!error.empty()) {
+      std::fprintf(stderr, "flowcheck: %s: %s\n", o.replay_path.c_str(), error.c_str());
+      result.status = 2;
+      return result;
+    }
+    c.sched = "replay";
+    o.strategy = "replay";
+    o.params = o.replay.params;
+    o.seed = o.replay.seed;
+    if (!o.replay.backend.empty()) o.backend = o.replay.backend;
+  } else {
+    o.strategy = c.sched;
+    o.seed = c.seed;
+    o.pct_depth = c.sched_depth;
+    o.max_preemptions = c.max_preemptions;
+    o.max_seconds = c.seconds;
+    o.params = ParamsOf(c);
+    o.params.erase("execution");
+    if (c.sched_executions > 0) {
+      o.max_executions = static_cast<uint64_t>(c.sched_executions);
+    } else if (c.sched == "dfs") {
+      o.max_executions = 0;  // until exhausted
+    } else {
+      o.max_executions = c.seconds > 0 ? std::numeric_limits<uint64_t>::max() : 1000;
+    }
+    if (c.sched == "dfs") {
+      // One program explored: the lists of execution 0, every time.
+      fixed = std::make_shared<Lists>(GeneratedLists(c, 0));
+      o.execution_params = [c, fixed](uint64_t) { return ListParams(c, 0, *fixed); };
+    } else {
+      o.execution_params = [c](uint64_t i) { return ListParams(c, i, GeneratedLists(c, i)); };
+    }
+  }
+
+  auto totals = std::make_shared<Totals>();
+  SetControlledFailures(true);
+  const sched::RunResult r = sched::Run(o, MakeSetup(c, fixed, totals));
+  SetControlledFailures(false);
+
+  result.executions = r.executions;
+  result.trace_hash = sched::TraceHashHex(r.last_trace_hash);
+  result.schedule_path = replay_path.empty() ? r.schedule_path : o.replay_path;
+  StressResult& s = result.stats;
+  s.config = input;
+  s.ops = totals->ops;
+  s.checks = totals->checks;
+  s.quiescent_points = totals->executions;
+  s.work_items = totals->work_items;
+  s.counters = totals->counters;
+  s.divergences = totals->divergences;
+  if (r.usage_error) {
+    result.status = 2;
+    return result;
+  }
+  if (!r.failed) return result;
+  result.status = r.schedule_error.empty() ? 1 : 3;
+  std::string what, detail;
+  if (LastControlledFailure(&what, &detail) && r.failure_kind == "check") {
+    result.marker = what;
+    result.detail = detail;
+    std::fflush(stderr);
+    std::fprintf(stderr, "flowcheck: FAIL [%s] %s\n", what.c_str(), detail.c_str());
+  } else {
+    result.marker = r.failure_kind;
+    result.detail = r.failure_line;
+  }
+  return result;
+}
+
+}  // namespace stress
+}  // namespace flowcheck

@@ -1,0 +1,67 @@
+// stress/controlled.h: the stress run under the controlled scheduler
+// (stress_main --sched=random|pct|dfs, and --replay=FILE).
+//
+// A controlled run is many short executions (sched/run.h), each a pure
+// function of (flags, execution index, schedule):
+//   * a fresh model (contexts, QPs, work queue), with all but
+//     --sched_free_flows flows of each context held as bare flows by the op
+//     threads, so that a few ops contend for the rest;
+//   * the op threads "stress-<i>", each running its op list (op_list.h):
+//     --sched_ops ops drawn from (seed, execution), or the `ops.<thread>`
+//     params of a schedule file;
+//   * "rcv-irq" with its own list, as an interrupt of stress-0: it runs only
+//     where stress-0 has IRQs on, inside a hardirq, stress-0 frozen meanwhile;
+//   * --workers logical workers "kworker/stress:<i>" (no OS worker threads):
+//     each blocks until the work queue has an item or the listed threads
+//     ended, then runs one;
+//   * at the end, on the scheduler's controller (sched::AtEnd): the
+//     quiescent point (work drained, CheckAtRest, no lost wakeup, the
+//     threads' beliefs), the drain and the final checks, and the QPs'
+//     teardown.
+// Every check that fails calls stress::Fail, which (SetControlledFailures)
+// fails the execution through the scheduler; lockcheck reports are routed
+// to it by sched::Run. The schedule file is then written first and the
+// scheduler prints its lines (schedule written, rerun, FAIL, report, trace
+// hash, the strategy's summary); then the stress FAIL line
+// "flowcheck: FAIL [invariant <ID>] ..." (for a check; a lockcheck report,
+// deadlock or step bound keeps sched's FAIL line). No sleeps, no watchdog:
+// the step bound (10000 decisions) stands for it.
+//
+// The scenario is registered with sched's CLI machinery as "stress"
+// (target //stress:stress_main); its params carry everything needed to
+// rebuild an execution: seed, execution, threads, contexts, qps_per_thread,
+// workers, irq_thread, bare_per_thread, flush_handoff, sched_ops,
+// sched_free_flows, and `ops.<thread>` (one list per thread; a missing one
+// is empty).
+#ifndef FLOWCHECK_STRESS_CONTROLLED_H_
+#define FLOWCHECK_STRESS_CONTROLLED_H_
+
+#include <cstdint>
+#include <string>
+
+#include "stress/config.h"
+#include "stress/driver.h"
+
+namespace flowcheck {
+namespace stress {
+
+struct ControlledResult {
+  // 0 no failure; 1 a failure found or reproduced, or a replay diverged;
+  // 2 an unusable schedule file; 3 the failing schedule could not be written.
+  int status = 0;
+  StressResult stats;          // over the passing executions
+  uint64_t executions = 0;
+  std::string marker, detail;  // the failure: "invariant no-lost-wakeup", ...
+  std::string schedule_path;   // written (search) or replayed
+  std::string trace_hash;      // of the last execution
+};
+
+// Runs `config` (Controlled(config)), or, with `replay_path` not empty,
+// replays that schedule file (config is then taken from it, except json_out).
+// Prints as described above (the scheduler's lines on stderr).
+ControlledResult RunControlled(const StressConfig& config, const std::string& replay_path);
+
+}  // namespace stress
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_STRESS_CONTROLLED_H_

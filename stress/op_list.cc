@@ -1,0 +1,147 @@
+// stress/op_list.cc: see op_list.h.
+#include "stress/op_list.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/tid_rdma.h"
+#include "stress/rng.h"
+
+namespace flowcheck {
+namespace stress {
+namespace {
+
+constexpr const char* kNames[] = {
+#define FLOWCHECK_STRESS_OP_NAME(kind, name) name,
+    FLOWCHECK_STRESS_LISTED_OPS(FLOWCHECK_STRESS_OP_NAME)
+#undef FLOWCHECK_STRESS_OP_NAME
+};
+static_assert(sizeof(kNames) / sizeof(kNames[0]) == kNumListedOps, "one name per op");
+
+bool ParseInt(const std::string& s, int* out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || v < -1000000 || v > 1000000) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+// The state a QP would be in, as the generator imagines it.
+enum class Sim { kIdle, kOwned, kWaiting, kOwnedRarr };
+
+}  // namespace
+
+const char* ListedOpName(ListedOpKind kind) { return kNames[kind]; }
+
+std::string FormatOps(const std::vector<ListedOp>& ops) {
+  std::vector<std::string> parts;
+  for (const ListedOp& op : ops) {
+    parts.push_back(op.kind == kOpBareReserve ? absl::StrCat(kNames[op.kind], "@", op.a, ".", op.b)
+                                            : absl::StrCat(kNames[op.kind], "@", op.a));
+  }
+  return absl::StrJoin(parts, ",");
+}
+
+bool ParseOps(const std::string& text, std::vector<ListedOp>* ops, std::string* error) {
+  ops->clear();
+  if (text.empty()) return true;
+  for (const absl::string_view token : absl::StrSplit(text, ',')) {
+    const std::string t(token);
+    const size_t at = t.find('@');
+    const std::string name = t.substr(0, at);
+    ListedOp op;
+    int kind = 0;
+    while (kind < kNumListedOps && name != kNames[kind]) ++kind;
+    if (kind == kNumListedOps) {
+      *error = "unknown op '" + t + "'";
+      return false;
+    }
+    op.kind = static_cast<ListedOpKind>(kind);
+    if (op.kind == kOpBareReserve) op.b = RXE_NUM_TID_FLOWS;  // "don't care"
+    if (at != std::string::npos) {
+      const std::string args = t.substr(at + 1);
+      const size_t dot = args.find('.');
+      if (!ParseInt(args.substr(0, dot), &op.a) || op.a < 0 ||
+          (dot != std::string::npos && (op.kind != kOpBareReserve ||
+                                        !ParseInt(args.substr(dot + 1), &op.b)))) {
+        *error = "bad argument in op '" + t + "' (expected NAME@N, or bare_reserve@CONTEXT.FLOW)";
+        return false;
+      }
+    }
+    ops->push_back(op);
+  }
+  return true;
+}
+
+std::vector<ListedOp> GenerateOps(const StressConfig& c, uint64_t execution, int index, bool irq) {
+  Rng rng(StreamSeed(StreamSeed(c.seed, 0x5c4ed000ull + execution), static_cast<uint64_t>(index)));
+  std::vector<ListedOp> ops;
+  const int nqps = c.threads * c.qps_per_thread;
+  int bare = 0;
+  auto bare_op = [&](int limit) {
+    if (bare == 0 || (bare < limit && rng.Chance(0.75))) {
+      const uint32_t r = rng.Below(100);
+      const int last = r < 80 ? static_cast<int>(rng.Below(RXE_NUM_TID_FLOWS))
+                       : r < 95 ? RXE_NUM_TID_FLOWS
+                                : -1;
+      ops.push_back({kOpBareReserve, static_cast<int>(rng.Below(c.contexts)), last});
+      ++bare;
+    } else {
+      ops.push_back({kOpBareRelease, static_cast<int>(rng.Below(bare)), 0});
+      --bare;
+    }
+  };
+  if (irq) {
+    for (int k = 0; k < c.sched_ops; ++k) {
+      if (rng.Below(100) < 60) {
+        bare_op(4);
+      } else {
+        ops.push_back({kOpResync, static_cast<int>(rng.Below(nqps)), 0});
+      }
+    }
+    return ops;
+  }
+  std::vector<Sim> sim(c.qps_per_thread, Sim::kIdle);
+  for (int k = 0; k < c.sched_ops; ++k) {
+    if (c.bare_per_thread > 0 && rng.Below(6) == 0) {
+      bare_op(c.bare_per_thread);
+      continue;
+    }
+    const int slot = static_cast<int>(rng.Below(c.qps_per_thread));
+    Sim& s = sim[slot];
+    const uint32_t r = rng.Below(100);
+    ListedOpKind kind = kOpUse;
+    switch (s) {  // the weights of the free-running ops (qp_ops.cc)
+      case Sim::kIdle:
+        kind = r < 92 ? kOpSetup : kOpResyncAck;
+        // With a few flows free, most setups wait.
+        if (kind == kOpSetup) s = rng.Chance(0.35) ? Sim::kOwned : Sim::kWaiting;
+        break;
+      case Sim::kOwned:
+        kind = r < 30 ? kOpUse : r < 75 ? kOpRelease : r < 85 ? kOpRarrWait : r < 95 ? kOpRarrRelease
+                                                                        : kOpResyncAck;
+        if (kind == kOpRelease) s = Sim::kIdle;
+        if (kind == kOpRarrWait) s = Sim::kOwnedRarr;
+        break;
+      case Sim::kWaiting:
+        kind = r < 40 ? kOpPoll : r < 90 ? kOpGiveUp : kOpRetry;
+        if (kind == kOpGiveUp) s = Sim::kIdle;
+        if (kind != kOpGiveUp && rng.Chance(0.5)) s = Sim::kOwned;
+        break;
+      case Sim::kOwnedRarr:
+        kind = r < 30 ? kOpUse : r < 70 ? kOpRarrGrant : r < 90 ? kOpFlushRarr : kOpResyncAck;
+        if (kind == kOpRarrGrant || kind == kOpFlushRarr) s = Sim::kOwned;
+        break;
+    }
+    ops.push_back({kind, slot, 0});
+  }
+  return ops;
+}
+
+}  // namespace stress
+}  // namespace flowcheck

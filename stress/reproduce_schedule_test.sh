@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# //stress:reproduce_schedule_test: a controlled stress run that finds the
+# kernel's flush hazard (--flush_handoff=false) writes a schedule file, and
+# tools/reproduce.sh replays it, with a stand-in `bazel` first on PATH (a
+# test cannot run Bazel inside Bazel) that logs what it was asked to build:
+#   the file's target is built in the config of its sanitizer line (tsan ->
+#   --config=tsan, asan -> --config=asan, none -> no config) and run as
+#   TARGET --replay=FILE: exit 1, the same stress FAIL line and trace hash,
+#   ten times in a row;
+#   no usable target line, an unknown sanitizer -> exit 2, nothing built;
+#   the build fails -> exit 3 with the build log.
+# Args: tools/reproduce.sh, the stress_main binary.
+set -uo pipefail
+script=$(readlink -f "$1") bin=$(readlink -f "$2")
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+mkdir -p "$tmp/fakebin" "$tmp/bazel-bin/stress" "$tmp/work" "$tmp/found"
+ln -sf "$bin" "$tmp/bazel-bin/stress/stress_main"
+cat >"$tmp/fakebin/bazel" <<FAKE
+#!/usr/bin/env bash
+echo "\$*" >>"$tmp/bazel.log"
+case "\$1" in
+  build) [ -n "\${FAKE_BUILD_FAILS:-}" ] && { echo "ERROR: stress/BUILD: a broken build" >&2; exit 1; }; exit 0 ;;
+  info) echo "$tmp/bazel-bin" ;;
+  *) exit 64 ;;
+esac
+FAKE
+chmod +x "$tmp/fakebin/bazel"
+
+# The search: pct, seed 9, the kernel's flush sequence (deterministic: the
+# scheduler decides every interleaving).
+"$bin" --sched=pct --seed=9 --flush_handoff=false --sched_executions=20000 \
+  --schedule_out="$tmp/found/" --progress_every=0 >"$tmp/search.out" 2>"$tmp/search.err"
+rc=$?
+[ "$rc" = 1 ] || fail "the search: exit $rc, expected 1 (a failure found)"
+file=$(sed -n 's/^flowcheck: schedule written: //p' "$tmp/search.err")
+[ -n "$file" ] && [ -f "$file" ] || fail "no 'flowcheck: schedule written: PATH' line, or no file"
+grep -qF "flowcheck: rerun: tools/reproduce.sh $file" "$tmp/search.err" || fail "no rerun line"
+fail_line=$(grep -m1 '^flowcheck: FAIL \[invariant no-lost-wakeup\]' "$tmp/search.err")
+[ -n "$fail_line" ] || fail "no stress FAIL line [invariant no-lost-wakeup]: $(grep FAIL "$tmp/search.err")"
+hash_line=$(grep '^flowcheck: trace hash' "$tmp/search.err" | tail -n 1)
+grep -q '^flowcheck: pct: bound 1/(n k^(d-1))' "$tmp/search.err" || fail "no pct bound line"
+sanitizer=$(sed -n 's/^sanitizer //p' "$file")
+case "$sanitizer" in tsan) want="--config=tsan" ;; asan) want="--config=asan" ;; *) want="" ;; esac
+grep -qx 'target //stress:stress_main' "$file" || fail "the file's target is not //stress:stress_main"
+grep -q '^param ops.stress-0=' "$file" || fail "no ops.stress-0 param in the file"
+
+# run ENV... -- ARGS...: tools/reproduce.sh from $tmp/work; sets rc, out, err.
+run() {
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  rm -f "$tmp/bazel.log"
+  (cd "$tmp/work" && env PATH="$tmp/fakebin:$PATH" "${envs[@]}" "$script" "$@") \
+    >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  out=$(cat "$tmp/out") err=$(cat "$tmp/err")
+}
+
+cp "$file" "$tmp/work/found.schedule"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  run -- found.schedule
+  [ "$rc" = 1 ] || fail "replay $i: exit $rc, expected 1 (stderr: $(tail -n 3 "$tmp/err"))"
+  grep -qxF -- "$fail_line" "$tmp/err" || fail "replay $i: not the same FAIL line"
+  grep -qxF -- "$hash_line" "$tmp/err" || fail "replay $i: not the same trace hash ($hash_line)"
+  grep -q "^flowcheck: replay: reproduced \[check\]" "$tmp/err" || fail "replay $i: not reproduced"
+done
+grep -qxF "build ${want:+$want }--ui_event_filters=-info,-stdout --noshow_progress //stress:stress_main" \
+  "$tmp/bazel.log" || fail "sanitizer '$sanitizer': built with: $(head -n 1 "$tmp/bazel.log")"
+
+for s in tsan asan none; do
+  sed "s/^sanitizer .*/sanitizer $s/" "$file" >"$tmp/work/$s.schedule"
+  run -- "$s.schedule"
+  case "$s" in tsan) w="--config=tsan " ;; asan) w="--config=asan " ;; *) w="" ;; esac
+  grep -qxF "build ${w}--ui_event_filters=-info,-stdout --noshow_progress //stress:stress_main" \
+    "$tmp/bazel.log" || fail "sanitizer $s: built with: $(head -n 1 "$tmp/bazel.log")"
+  grep -qxF "info ${w}bazel-bin" "$tmp/bazel.log" || fail "sanitizer $s: bazel info: $(cat "$tmp/bazel.log")"
+done
+
+sed '/^target /d' "$file" >"$tmp/work/notarget.schedule"
+run -- notarget.schedule
+[ "$rc" = 2 ] || fail "no target line: exit $rc, expected 2"
+[ ! -f "$tmp/bazel.log" ] || fail "no target line: bazel was run"
+sed 's/^sanitizer .*/sanitizer msan/' "$file" >"$tmp/work/msan.schedule"
+run -- msan.schedule
+[ "$rc" = 2 ] || fail "sanitizer msan: exit $rc, expected 2"
+grep -qF "'sanitizer' must be tsan, asan or none, not 'msan'" <<<"$err" || fail "msan: $err"
+
+run FAKE_BUILD_FAILS=1 -- found.schedule
+[ "$rc" = 3 ] || fail "a failed build: exit $rc, expected 3"
+grep -qF "ERROR: stress/BUILD: a broken build" <<<"$err" || fail "no build log on stderr: $err"
+grep -qF "reproduce.sh: building //stress:stress_main failed" <<<"$err" || fail "no reason: $err"
+
+if [ "$fails" = 0 ]; then echo "PASS: found, written, replayed 10 times by reproduce.sh"; fi
+exit $((fails > 0))
