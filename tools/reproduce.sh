@@ -2,11 +2,11 @@
 # tools/reproduce.sh: replays a fuzz input and shows what it does and where it
 # fails (the command tools/campaign.sh prints for every crash).
 #
-#   tools/reproduce.sh [--config=asan|tsan] [--target=NAME] [--strict]
+#   tools/reproduce.sh [--config=C ...] [--target=NAME] [--strict]
 #                      [--emit_gtest=PATH] FILE
 #
-# Builds //fuzz:reproduce (default config, or the one given: under asan a
-# memory error in the model is reported as such) and runs it on FILE: the
+# Builds //fuzz:reproduce (default config, or the ones given, e.g. asan: a
+# memory error in the model is reported as such; upstream: the kernel's text) and runs it on FILE: the
 # decoded ops one per line, a trace of every call, and on failure the failing
 # step, the oracle differences or violated invariants, and the flow_mask
 # before and after.
@@ -21,8 +21,9 @@
 #
 # Schedule files (first line `flowcheck-schedule ...`, written by a
 # scheduled run: docs/sched.md) are replayed by the binary of their `target`
-# line, built in the config of their `sanitizer` line, as `BIN --replay=FILE`
-# (exit 1 reproduced, 0 passes, 2 unusable file, 3 build failed). Two
+# line, built in the config of their `sanitizer` line (plus any other --config
+# given, e.g. --config=upstream for a schedule found on the kernel's text), as
+# `BIN --replay=FILE` (exit 1 reproduced, 0 passes, 2 unusable file, 3 build failed). Two
 # options apply to them only:
 #   --minimize           write FILE's minimized schedule beside it, as
 #                        <name>.min.schedule (same failure marker, fewer ops
@@ -50,7 +51,7 @@ for a in "$@"; do
     --timeline=/*.html) timeline="${a#--timeline=}" ;;
     --timeline=?*.html) timeline="$here/${a#--timeline=}" ;;
     --timeline=*) echo "reproduce.sh: --timeline=PAGE.html names an .html file" >&2; exit 2 ;;
-    --config=*) config=("$a") ;;
+    --config=*) config+=("$a") ;;
     --emit_gtest=/*) args+=("$a") ;;
     --emit_gtest=?*) args+=("--emit_gtest=$here/${a#--emit_gtest=}") ;;
     -*) args+=("$a") ;;
@@ -62,9 +63,15 @@ done
 if [ -n "$file" ] && [ -f "$file" ] && head -n 1 "$file" | grep -q '^flowcheck-schedule '; then
   target=$(sed -n 's/^target //p' "$file" | head -n 1)
   sanitizer=$(sed -n 's/^sanitizer //p' "$file" | head -n 1)
+  # The file's sanitizer decides tsan/asan; any other --config given (upstream,
+  # upstream_hfi2: the kernel text the schedule was found on) is kept.
+  kept=()
+  for c in "${config[@]}"; do
+    case "$c" in --config=tsan|--config=asan) ;; *) kept+=("$c") ;; esac
+  done
   case "$sanitizer" in
-    tsan|asan) config=("--config=$sanitizer") ;;
-    none|"") config=() ;;
+    tsan|asan) config=("${kept[@]}" "--config=$sanitizer") ;;
+    none|"") config=("${kept[@]}") ;;
     *) echo "reproduce.sh: $file: 'sanitizer' must be tsan, asan or none, not '$sanitizer' (exit 2)" >&2; exit 2 ;;
   esac
   case "$target" in
