@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/atomic_file.h"
+#include "core/model_view.h"
 #include "core/qp.h"
 #include "core/tid_rdma.h"
 #include "sched/cli.h"
@@ -206,6 +207,34 @@ void DeleteRun(Run* run) {
   delete run;
 }
 
+// The timeline's state row (tools/reproduce.sh --timeline): per context its
+// flow_mask and the QP numbers on flow_queue and rarr_queue, head first, as
+// a JSON object. Read by the scheduler between two steps, when no logical
+// thread runs: nothing can change under the read, so it takes no lock
+// (which the analysis cannot know).
+std::string StateJson(const Run& run) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  std::string out = "{";
+  for (size_t i = 0; i < run.contexts.size(); ++i) {
+    const ContextState& ctx = *run.contexts[i];
+    const QpNodes nodes(ctx.qps);
+    const auto queue = [&](const tid_queue& q) {
+      std::string list;
+      WalkQueue(q, nodes.size() + 1, [&](const list_head* n) {
+        const int k = nodes.IndexOf(n);
+        absl::StrAppend(&list, list.empty() ? "" : ",",
+                        k < 0 ? std::string("\"?\"") : absl::StrCat(ctx.qps[k]->qp_num));
+        return k >= 0;
+      });
+      return "[" + list + "]";
+    };
+    absl::StrAppendFormat(&out, "%s\"ctx%d\":{\"flow_mask\":\"0x%08x\",\"flow_queue\":%s,"
+                          "\"rarr_queue\":%s}",
+                          i == 0 ? "" : ",", i, ctx.rcd->flow_mask, queue(ctx.rcd->flow_queue),
+                          queue(ctx.rcd->rarr_queue));
+  }
+  return out + "}";
+}
+
 struct Totals {
   uint64_t executions = 0, ops = 0, checks = 0, work_items = 0;
   std::map<std::string, uint64_t> counters;
@@ -230,6 +259,7 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
         BareReserve(run->participants[k % c.threads].get(), ctx.get(), RXE_NUM_TID_FLOWS);
       }
     }
+    sched::SetStateProbe([run] { return StateJson(*run); });
     const Lists lists = fixed ? *fixed : GeneratedLists(c, execution);
     const int listed = Participants(c);
     sched::ThreadId first = -1;

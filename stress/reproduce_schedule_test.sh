@@ -93,5 +93,31 @@ run FAKE_BUILD_FAILS=1 -- found.schedule
 grep -qF "ERROR: stress/BUILD: a broken build" <<<"$err" || fail "no build log on stderr: $err"
 grep -qF "reproduce.sh: building //stress:stress_main failed" <<<"$err" || fail "no reason: $err"
 
-if [ "$fails" = 0 ]; then echo "PASS: found, written, replayed 10 times by reproduce.sh"; fi
+# Another --config (the kernel text the schedule was found on) is kept; the
+# file's sanitizer line still decides tsan/asan.
+sed "s/^sanitizer .*/sanitizer tsan/" "$file" >"$tmp/work/up.schedule"
+run -- --config=upstream --config=asan up.schedule
+grep -qxF "build --config=upstream --config=tsan --ui_event_filters=-info,-stdout --noshow_progress //stress:stress_main" \
+  "$tmp/bazel.log" || fail "--config=upstream: built with: $(head -n 1 "$tmp/bazel.log")"
+
+# --minimize: fewer ops, the same failure marker, a strict replay of the result.
+run -- --minimize found.schedule
+[ "$rc" = 1 ] || fail "--minimize: exit $rc, expected 1 (stderr: $(tail -n 3 "$tmp/err"))"
+[ -f "$tmp/work/found.min.schedule" ] || fail "--minimize: no found.min.schedule"
+cmp -s "$file" "$tmp/work/found.schedule" || fail "--minimize changed its input"
+before=$(sed -n 's/^flowcheck: minimize: before: ops \([0-9]*\),.*/\1/p' "$tmp/err")
+after=$(sed -n 's/^flowcheck: minimize: after: *ops \([0-9]*\),.*/\1/p' "$tmp/err")
+[ -n "$before" ] && [ -n "$after" ] && [ "$after" -lt "$before" ] ||
+  fail "--minimize: ops before '$before', after '$after' (want fewer)"
+run -- found.min.schedule
+[ "$rc" = 1 ] || fail "the minimized schedule: exit $rc, expected 1"
+grep -q '^flowcheck: FAIL \[invariant no-lost-wakeup\]' "$tmp/err" || fail "minimized: not the same failure"
+
+# --timeline: the page shows flow_mask and the queues after every step.
+run -- --timeline=page.html found.min.schedule
+[ "$rc" = 1 ] || fail "--timeline: exit $rc, expected 1 (stderr: $(tail -n 3 "$tmp/err"))"
+grep -q 'flow_mask=0x' "$tmp/work/page.html" || fail "--timeline: no flow_mask in the page"
+grep -q 'flow_queue=\[' "$tmp/work/page.html" || fail "--timeline: no flow_queue in the page"
+
+if [ "$fails" = 0 ]; then echo "PASS: found, written, replayed 10 times by reproduce.sh, minimized, drawn"; fi
 exit $((fails > 0))

@@ -34,6 +34,7 @@
 
 #include "absl/flags/usage.h"
 #include "common/atomic_file.h"
+#include "sched/cli.h"
 #include "stress/config.h"
 #include "stress/controlled.h"
 #include "stress/driver.h"
@@ -179,7 +180,34 @@ int ControlledMain(flowcheck::stress::StressConfig config, const std::string& re
 
 }  // namespace
 
+// --minimize and --trace_out=FILE work on a schedule file (--replay=FILE):
+// they are the scheduler's own tools (sched/cli.h: the "stress" scenario is
+// registered by stress/controlled.cc), so such a command line goes to
+// sched::Main whole (tools/reproduce.sh --minimize / --timeline uses it).
+// Returns true when it does, with the exit status in *status.
+bool ScheduleToolCommand(int argc, char** argv, int* status) {
+  bool tool = false, replay = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    tool |= a == "--minimize" || a.rfind("--trace_out=", 0) == 0;
+    replay |= a.rfind("--replay=", 0) == 0;
+  }
+  if (!tool) return false;
+  if (!replay) {
+    std::fprintf(stderr, "stress_main: --minimize and --trace_out need --replay=FILE\n");
+    *status = 2;
+    return true;
+  }
+  // Failures go to the scheduler, as in RunControlled (stress/failure.h).
+  flowcheck::stress::SetControlledFailures(true);
+  *status = sched::Main(argc, argv, "//stress:stress_main");
+  flowcheck::stress::SetControlledFailures(false);
+  return true;
+}
+
 int main(int argc, char** argv) {
+  int tool_status = 0;
+  if (ScheduleToolCommand(argc, argv, &tool_status)) return tool_status;
   absl::SetProgramUsageMessage(
       "flowcheck's multithreaded stress of the hfi1 flow layer (see docs/stress.md)");
   const std::string bad_flag = flowcheck::stress::ParseFlags(argc, argv);
