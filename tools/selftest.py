@@ -38,6 +38,13 @@ Detectors:
   fuzz:NAME      the libFuzzer target NAME, --config=fuzz, fixed seed, from
                  the committed corpus, stops at the first crash
   stress         //stress:stress_main under --config=tsan with a fixed seed
+  sched:STRATEGY the same binary under the controlled scheduler (random, pct,
+                 dfs; tools/selftest_sched.py); a catch must replay its
+                 schedule file 10/10 with the same trace hash
+
+  tools/selftest.sh --figures [--only=ID,...]   # the concurrency mutants
+                 (Detectors has `stress`): every one of stress, sched:random,
+                 sched:pct, sched:dfs, and the table of their times to detect
 """
 
 import argparse
@@ -53,6 +60,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from flowcheck_tools import ROOT, bazel, libfuzzer, markers, process  # noqa: E402
 from flowcheck_tools.atomic import WriteError, write_json  # noqa: E402
+import selftest_sched  # noqa: E402
 
 MUTANTS = os.path.join(ROOT, "selftest", "mutants")
 LAYERS = ("compile", "unit", "oracle", "invariant", "lockcheck", "tsan", "asan", "watchdog")
@@ -225,6 +233,18 @@ def run_detector(name, scratch, budget):
         code, out, secs, _ = run_cmd([binary, "--seed=1", f"--seconds={budget}"],
                                      scratch, budget + 120)
         return finish(code != 0, out, secs, build_s)
+    if name.startswith("sched:"):
+        strategy = name.split(":", 1)[1]
+        code, out, build_s, _ = run_cmd(
+            ["bazel", "build", "--config=tsan", "//stress:stress_main"], scratch, 900)
+        if code != 0:
+            return finish(True, out, build_s, 0.0, build_failed=True)
+        binary = bazel.binary("//stress:stress_main", "tsan", cwd=scratch)
+        work = tempfile.mkdtemp(prefix="selftest-sched-", dir=scratch)
+        code, out, secs, _ = run_cmd(selftest_sched.command(binary, strategy, budget, work),
+                                     scratch, budget + 120)
+        r = finish(code != 0, out, secs, build_s)
+        return selftest_sched.annotate(r, out, code != 0, run_cmd, binary, scratch)
     raise ValueError(f"unknown detector {name}")
 
 
@@ -261,7 +281,7 @@ def warm_up(entries, scratch):
     fuzzers = sorted(f"//fuzz:{d.split(':', 1)[1]}_fuzzer" for d in dets if d.startswith("fuzz:"))
     if fuzzers:
         steps.append(["bazel", "build", "--config=fuzz", *fuzzers])
-    if "stress" in dets:
+    if "stress" in dets or any(d.startswith("sched:") for d in dets):
         steps.append(["bazel", "build", "--config=tsan", "//stress:stress_main"])
     for cmd in steps:
         log("warm-up: " + " ".join(cmd[1:]))
@@ -270,13 +290,15 @@ def warm_up(entries, scratch):
             raise RuntimeError("the CLEAN tree does not build:\n" + out[-3000:])
 
 
-def run_entry(entry, scratch, budget):
+def run_entry(entry, scratch, budget, detectors=None):
+    """Runs entry's detectors until its intended layer catches it; with
+    detectors (--figures), runs every one of them for its figure."""
     patch = os.path.join(MUTANTS, entry["patch"])
     scratch.patch(patch)
     result = {"id": entry["id"], "title": entry["title"], "intended": entry["layer"],
               "runs": [], "first": None, "intended_caught": False}
     try:
-        for det in entry["detectors"]:
+        for det in detectors or entry["detectors"]:
             r = run_detector(det, scratch.dir, entry.get("budget", budget))
             r["detector"] = det
             result["runs"].append(r)
@@ -284,22 +306,26 @@ def run_entry(entry, scratch, budget):
                 result["error"] = f"{det}: the mutant does not build: {r['excerpt']}"
                 break
             output = r.pop("_output")
+            if r.get("replay_failed"):
+                continue  # a catch whose schedule does not replay is not one
             if r["fired"] and result["first"] is None:
                 result["first"] = r
-            if r["fired"] and r["layer"] in entry.get("also", []):
-                result["intended_caught"] = True
-                result["intended_run"] = r
+            if not r["fired"] or result["intended_caught"]:
+                continue
+            if r["layer"] in entry.get("also", []):
                 result["caught_by_also"] = r["layer"]
-                break
-            if r["fired"] and r["layer"] == entry["layer"]:
+            elif r["layer"] != entry["layer"]:
+                continue
+            else:
                 # The intended layer spoke; with Expect:, it must also have
                 # said the expected thing (e.g. the lockcheck rule).
                 expect = entry.get("expect")
                 if expect and not re.search(expect, output):
                     r["expect_missed"] = expect
                     continue
-                result["intended_caught"] = True
-                result["intended_run"] = r
+            result["intended_caught"] = True
+            result["intended_run"] = r
+            if not detectors:
                 break
     finally:
         scratch.patch(patch, reverse=True)
@@ -340,6 +366,9 @@ def main():
     p.add_argument("--budget", type=int, default=60, help="seconds per fuzz/stress detector")
     p.add_argument("--json", default=os.path.join(ROOT, "out", "selftest.json"))
     p.add_argument("--keep", action="store_true", help="keep the scratch tree")
+    p.add_argument("--figures", action="store_true",
+                   help="concurrency mutants: every detector of " +
+                   ", ".join(selftest_sched.FIGURE_DETECTORS) + ", and their table")
     p.add_argument("--from-scratch", action="store_true",
                    help="fuzz detectors start without the committed seed corpus")
     a = p.parse_args()
@@ -358,6 +387,11 @@ def main():
         if unknown:
             p.error(f"unknown id(s): {', '.join(sorted(unknown))}")
         entries = [e for e in entries if e["id"] in wanted]
+    figures = list(selftest_sched.FIGURE_DETECTORS) if a.figures else None
+    if a.figures:
+        entries = [e for e in entries if "stress" in e["detectors"]]
+        for e in entries:
+            e["detectors"] = figures  # what warm_up builds
     if check_patches(entries):
         return 1
     before = tree_state()
@@ -368,7 +402,7 @@ def main():
         warm_up(entries, scratch)
         for e in entries:
             log(f"{e['id']}: {e['title']} (intended: {e['layer']})")
-            r = run_entry(e, scratch, a.budget)
+            r = run_entry(e, scratch, a.budget, figures)
             f = r["first"]
             log(f"{e['id']}: " + (f"caught first by {f['detector']} ({f['signature']}) after "
                                   f"{f['seconds']:.1f}s: {f['excerpt']}" if f else "SURVIVED"))
@@ -383,6 +417,8 @@ def main():
             return 2
         log("working tree unchanged (verified)")
     print_table(results)
+    if a.figures:
+        print("\n" + selftest_sched.figures_table(results))
     try:
         os.makedirs(os.path.dirname(a.json), exist_ok=True)
         write_json(a.json, {"results": results, "interrupted": interrupted})
@@ -390,7 +426,8 @@ def main():
         log(f"ERROR: {e}")
         return 1
     log(f"JSON written to {a.json}")
-    bad = [r["id"] for r in results if not r["intended_caught"]]
+    bad = [r["id"] for r in results if not r["intended_caught"]
+           or (a.figures and not selftest_sched.controlled_catch(r))]
     if bad:
         log(f"NOT caught by their intended layer: {', '.join(bad)}")
     return 130 if interrupted else (1 if bad else 0)

@@ -14,6 +14,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import selftest  # noqa: E402
+import selftest_sched  # noqa: E402
 
 
 class ClassifyTest(unittest.TestCase):
@@ -69,7 +70,9 @@ class CatalogTest(unittest.TestCase):
                 self.assertIn(e["layer"], selftest.LAYERS)
                 self.assertTrue(e["detectors"])
                 for d in e["detectors"]:
-                    self.assertTrue(d in known or d.startswith("fuzz:"), d)
+                    self.assertTrue(d in known or d.startswith("fuzz:") or
+                                    d.split(":", 1)[1:] in ([x] for x in selftest_sched.STRATEGIES),
+                                    d)
                 path = os.path.join(selftest.MUTANTS, e["patch"])
                 with open(path) as f:
                     self.assertIn("\ndiff --git a/", f.read())
@@ -120,6 +123,134 @@ class VerdictTest(unittest.TestCase):
         self.assertFalse(r["intended_caught"])
         r = self.verdict([self.ORACLE], expect=r"last=40")
         self.assertTrue(r["intended_caught"])
+
+
+    def test_every_concurrency_mutant_lists_a_controlled_detector(self):
+        for e in selftest.load_catalog():
+            if "stress" in e["detectors"]:
+                with self.subTest(id=e["id"]):
+                    self.assertIn("sched:pct", e["detectors"])
+
+    def test_figures_run_every_detector_and_an_unreplayed_catch_does_not_count(self):
+        outputs = iter([self.ORACLE, self.ORACLE])
+        saved = selftest.run_detector
+
+        def fake(det, d, b):
+            r = selftest.finish(True, next(outputs), 0.1, 0.0)
+            if det == "sched:pct":
+                r["replay_failed"] = "exit 0"
+            return r
+        selftest.run_detector = fake
+        try:
+            e = {"id": "m", "title": "t", "patch": "m.patch", "layer": "oracle",
+                 "detectors": ["stress"]}
+            r = selftest.run_entry(e, self.FakeScratch(), 10, ["sched:pct", "stress"])
+        finally:
+            selftest.run_detector = saved
+        self.assertEqual([x["detector"] for x in r["runs"]], ["sched:pct", "stress"])
+        self.assertEqual(r["intended_run"]["detector"], "stress")
+
+
+# A controlled run's output (stress_main --sched=pct), fabricated after the
+# real one: the scheduler's [check] line nests the invariant, the stress
+# driver's own marker comes last.
+PCT_CATCH = """flowcheck stress: seed 1, controlled (--sched=pct); rerun: ...
+flowcheck: trace hash 9552fd533daa7ea8
+flowcheck: schedule written: /tmp/s/stress-pct-seed1-exec2409.schedule
+flowcheck: rerun: tools/reproduce.sh /tmp/s/stress-pct-seed1-exec2409.schedule
+flowcheck: FAIL [check] the controller: [invariant no-lost-wakeup] qp 6 waits at the head
+<every logical thread's state>
+flowcheck: trace hash 796a273c4688531c
+flowcheck: pct: bound 1/(n k^(d-1)) = 1/(7*169^2) = 5e-06 per execution (n=7 threads, k=169 \
+steps, d=3); 2410 executions (seed 1), stopped at a failure
+flowcheck: FAIL [invariant no-lost-wakeup] qp 6 waits at the head of flow_queue
+""".replace("\\\n", "")
+LOCKCHECK_CATCH = """flowcheck: schedule written: /tmp/s/stress-dfs-seed1-exec3.schedule
+flowcheck: FAIL [lockcheck] lock-order-inversion on &qp->s_lock
+======== lockcheck: lock-order-inversion on &qp->s_lock ========
+flowcheck: trace hash 0123456789abcdef
+flowcheck: dfs: explored 4 schedules, stopped at a failure
+flowcheck: FAIL [check] lockcheck: lock-order-inversion on &qp->s_lock
+"""
+TSAN_CATCH = """flowcheck: trace hash 0123456789abcdef
+==================
+WARNING: ThreadSanitizer: data race (pid=7)
+  Write of size 1 at 0x7b by thread T0:
+    #0 hfi1_kern_clear_hw_flow core/tid_rdma_flow.cc:150
+"""
+
+
+def replayed(hash_, code=1):
+    return (code, "flowcheck: replay: reproduced [check], trace hash %s as recorded\n" % hash_,
+            0.1, False)
+
+
+class SchedDetectorTest(unittest.TestCase):
+    def test_controlled_failures_are_classified_like_stress_ones(self):
+        self.assertEqual(selftest.signature(PCT_CATCH), "invariant no-lost-wakeup")
+        self.assertEqual(selftest.signature(LOCKCHECK_CATCH), "lockcheck lock-order-inversion")
+        self.assertEqual(selftest.signature(TSAN_CATCH), "tsan data race")
+
+    def test_parse_takes_the_failing_executions_hash_and_the_bound(self):
+        info = selftest_sched.parse_run(PCT_CATCH)
+        self.assertEqual(info["schedule"], "/tmp/s/stress-pct-seed1-exec2409.schedule")
+        self.assertEqual(info["trace_hash"], "796a273c4688531c")
+        self.assertEqual(info["executions"], 2410)
+        self.assertEqual(info["bound"], "5e-06")
+        self.assertEqual(info["bound_formula"], "1/(7*169^2)")
+        info = selftest_sched.parse_run(LOCKCHECK_CATCH)
+        self.assertEqual(info["executions"], 4)
+        self.assertIsNone(info["bound"])
+        self.assertIsNone(selftest_sched.parse_run(TSAN_CATCH)["schedule"])
+
+    def test_command_per_strategy(self):
+        cmd = selftest_sched.command("/b/stress_main", "dfs", 60, "/w")
+        self.assertEqual(cmd, ["/b/stress_main", "--sched=dfs", "--seed=1", "--seconds=60",
+                               "--schedule_out=/w/", "--max_preemptions=2"])
+        self.assertNotIn("--max_preemptions=2", selftest_sched.command("b", "pct", 1, "/w"))
+        with self.assertRaises(ValueError):
+            selftest_sched.command("b", "bogus", 1, "/w")
+
+    def test_a_replay_counts_only_with_exit_1_and_the_recorded_hash(self):
+        h = "796a273c4688531c"
+        self.assertTrue(selftest_sched.replay_ok(*replayed(h)[:2], h))
+        self.assertFalse(selftest_sched.replay_ok(*replayed(h, code=0)[:2], h))
+        self.assertFalse(selftest_sched.replay_ok(*replayed("0" * 16)[:2], h))
+        self.assertFalse(selftest_sched.replay_ok(1, "flowcheck: FAIL [deadlock] x\n", h))
+
+    def annotate(self, output, replies):
+        calls = []
+
+        def run_cmd(cmd, cwd, timeout):
+            calls.append(cmd)
+            return replies[len(calls) - 1]
+        r = selftest.finish(True, output, 1.5, 0.0)
+        r["detector"] = "sched:pct"
+        return selftest_sched.annotate(r, output, True, run_cmd, "/b/stress_main", "/s"), calls
+
+    def test_a_catch_is_replayed_ten_times(self):
+        r, calls = self.annotate(PCT_CATCH, [replayed("796a273c4688531c")] * 10)
+        self.assertEqual(r["replayed"], "10/10")
+        self.assertNotIn("replay_failed", r)
+        self.assertEqual(calls[0], ["/b/stress_main",
+                                    "--replay=/tmp/s/stress-pct-seed1-exec2409.schedule"])
+        self.assertEqual(len(calls), 10)
+        self.assertIn("replayed 10/10", selftest_sched.cell(r))
+        self.assertIn("1/2410", selftest_sched.pct_rate(r))
+        self.assertTrue(selftest_sched.controlled_catch({"runs": [r]}))
+
+    def test_one_diverging_replay_fails_the_catch(self):
+        replies = [replayed("796a273c4688531c")] * 9 + [replayed("ffffffffffffffff")]
+        r, _ = self.annotate(PCT_CATCH, replies)
+        self.assertEqual(r["replayed"], "9/10")
+        self.assertIn("replay_failed", r)
+        self.assertFalse(selftest_sched.controlled_catch({"runs": [r]}))
+
+    def test_a_report_without_schedule_file_is_not_replayed(self):
+        r, calls = self.annotate(TSAN_CATCH, [])
+        self.assertEqual(r["replayed"], "no schedule file")
+        self.assertEqual(calls, [])
+        self.assertFalse(selftest_sched.controlled_catch({"runs": [r]}))
 
 
 if __name__ == "__main__":
