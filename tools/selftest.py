@@ -302,6 +302,8 @@ def run_entry(entry, scratch, budget, detectors=None):
             r = run_detector(det, scratch.dir, entry.get("budget", budget))
             r["detector"] = det
             result["runs"].append(r)
+            if detectors:
+                log(f"{entry['id']}: {det}: " + selftest_sched.cell(r))
             if r["fired"] and r["layer"] == "build-error":
                 result["error"] = f"{det}: the mutant does not build: {r['excerpt']}"
                 break
