@@ -241,10 +241,12 @@ def run_detector(name, scratch, budget):
             return finish(True, out, build_s, 0.0, build_failed=True)
         binary = bazel.binary("//stress:stress_main", "tsan", cwd=scratch)
         work = tempfile.mkdtemp(prefix="selftest-sched-", dir=scratch)
-        code, out, secs, _ = run_cmd(selftest_sched.command(binary, strategy, budget, work),
-                                     scratch, budget + 120)
+        cmd = selftest_sched.command(binary, strategy, budget, work)
+        code, out, secs, _ = run_cmd(cmd, scratch, budget + 120)
         r = finish(code != 0, out, secs, build_s)
-        return selftest_sched.annotate(r, out, code != 0, run_cmd, binary, scratch)
+        r["detector"] = name
+        r = selftest_sched.annotate(r, out, code != 0, run_cmd, binary, scratch)
+        return selftest_sched.consequence(r, cmd, run_cmd, binary, scratch, finish)
     raise ValueError(f"unknown detector {name}")
 
 

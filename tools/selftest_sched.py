@@ -11,7 +11,11 @@ schedule file it wrote replays: the same binary is run with
 `--replay=FILE` REPLAYS times, and each run must exit 1 with the trace
 hash the catching run recorded (the last `flowcheck: trace hash` line).
 A report that ends the process before any schedule is written (TSan's
-halt_on_error) is still a catch, recorded as "no schedule file".
+halt_on_error) is still a catch, recorded as "no schedule file"; the run
+is then repeated with TSan's reports off (TSAN_OPTIONS=report_bugs=0) to
+see whether the race has a consequence a check catches under control, and
+that catch is replayed (with reports off too) and recorded as
+"consequence".
 
 The figures table (selftest.py --figures) puts the time to detect of each
 concurrency mutant (one whose Detectors line has `stress`) side by side:
@@ -19,6 +23,7 @@ the OS-scheduled stress run, then random, pct and dfs under control, with
 the executions pct needed against its printed bound 1/(n k^(d-1)).
 """
 
+import os
 import re
 
 STRATEGIES = ("random", "pct", "dfs")
@@ -65,11 +70,18 @@ def replay_ok(code, output, recorded_hash):
     return code == 1 and m is not None and m.group(1) == recorded_hash
 
 
-def replay(run_cmd, binary, cwd, path, recorded_hash, times=REPLAYS):
+def tsan_reports_off():
+    """The environment of a run whose TSan reports are off."""
+    env = dict(os.environ)
+    env["TSAN_OPTIONS"] = (env.get("TSAN_OPTIONS", "") + ":report_bugs=0").lstrip(":")
+    return env
+
+
+def replay(run_cmd, binary, cwd, path, recorded_hash, times=REPLAYS, env=None):
     """Replays path `times` times; returns (reproduced, first bad output)."""
     good, bad = 0, ""
     for _ in range(times):
-        code, out, _, _ = run_cmd([binary, f"--replay={path}"], cwd, 300)
+        code, out, _, _ = run_cmd([binary, f"--replay={path}"], cwd, 300, env=env)
         if replay_ok(code, out, recorded_hash):
             good += 1
         elif not bad:
@@ -77,7 +89,7 @@ def replay(run_cmd, binary, cwd, path, recorded_hash, times=REPLAYS):
     return good, bad
 
 
-def annotate(result, output, fired, run_cmd, binary, cwd):
+def annotate(result, output, fired, run_cmd, binary, cwd, env=None):
     """Adds the controlled run's figures to a finished detector result, and
     replays the schedule of a catch. A catch whose schedule does not replay
     REPLAYS/REPLAYS is marked replay_failed (not a catch: unreproducible)."""
@@ -93,10 +105,24 @@ def annotate(result, output, fired, run_cmd, binary, cwd):
         return result
     result["schedule"] = info["schedule"]
     result["trace_hash"] = info["trace_hash"]
-    good, bad = replay(run_cmd, binary, cwd, info["schedule"], info["trace_hash"])
+    good, bad = replay(run_cmd, binary, cwd, info["schedule"], info["trace_hash"], env=env)
     result["replayed"] = f"{good}/{REPLAYS}"
     if good != REPLAYS:
         result["replay_failed"] = bad
+    return result
+
+
+def consequence(result, cmd, run_cmd, binary, cwd, finish):
+    """For a TSan catch without a schedule file: the same run with TSan's
+    reports off; what a check then catches (if anything), replayed."""
+    if result.get("layer") != "tsan" or result.get("replayed") != "no schedule file":
+        return result
+    env = tsan_reports_off()
+    code, out, secs, _ = run_cmd(cmd, cwd, 300, env=env)
+    c = finish(code != 0, out, secs, 0.0)
+    c.pop("_output", None)
+    c["detector"] = result["detector"]
+    result["consequence"] = annotate(c, out, code != 0, run_cmd, binary, cwd, env=env)
     return result
 
 
@@ -112,7 +138,11 @@ def cell(run):
     s = f"{run['seconds']:.1f} s, {run['signature']}"
     if run.get("executions") is not None and run["detector"].startswith("sched:"):
         s += f", exec {run['executions']}"
-    if run.get("replayed"):
+    if run.get("replayed") == "no schedule file":
+        s += ", no schedule file (TSan ends the process first)"
+        if run.get("consequence"):
+            s += "; TSan reports off: " + cell(run["consequence"])
+    elif run.get("replayed"):
         s += f", replayed {run['replayed']}"
     return s
 
@@ -120,11 +150,13 @@ def cell(run):
 def pct_rate(run):
     """pct's measured rate per execution (1 / executions to the first catch)
     against its printed bound."""
+    if run and run.get("consequence", {}).get("fired"):
+        run = run["consequence"]
     if not run or not run["fired"] or not run.get("executions"):
         return "-"
     rate = 1.0 / run["executions"]
     bound = run.get("pct_bound")
-    if not bound:
+    if not bound or float(bound) == 0:  # failed before any decision: n = k = 0
         return f"1/{run['executions']} = {rate:.2g}"
     return f"1/{run['executions']} = {rate:.2g} vs bound {bound} ({run['pct_bound_formula']})"
 
@@ -143,5 +175,7 @@ def figures_table(results):
 def controlled_catch(result):
     """Acceptance: caught under sched:pct or sched:dfs with the schedule
     replayed REPLAYS/REPLAYS."""
+    ok = f"{REPLAYS}/{REPLAYS}"
     return any(x["detector"] in ("sched:pct", "sched:dfs") and x["fired"]
-               and x.get("replayed") == f"{REPLAYS}/{REPLAYS}" for x in result["runs"])
+               and (x.get("replayed") == ok or x.get("consequence", {}).get("replayed") == ok)
+               for x in result["runs"])

@@ -221,7 +221,7 @@ class SchedDetectorTest(unittest.TestCase):
     def annotate(self, output, replies):
         calls = []
 
-        def run_cmd(cmd, cwd, timeout):
+        def run_cmd(cmd, cwd, timeout, env=None):
             calls.append(cmd)
             return replies[len(calls) - 1]
         r = selftest.finish(True, output, 1.5, 0.0)
@@ -251,6 +251,28 @@ class SchedDetectorTest(unittest.TestCase):
         self.assertEqual(r["replayed"], "no schedule file")
         self.assertEqual(calls, [])
         self.assertFalse(selftest_sched.controlled_catch({"runs": [r]}))
+
+    def test_a_tsan_catch_is_retried_with_reports_off_for_its_consequence(self):
+        r, _ = self.annotate(TSAN_CATCH, [])
+        seen = []
+
+        def run_cmd(cmd, cwd, timeout, env=None):
+            seen.append((cmd, env["TSAN_OPTIONS"]))
+            return (1, PCT_CATCH, 2.0, False) if len(seen) == 1 else replayed("796a273c4688531c")
+        r = selftest_sched.consequence(r, ["/b/stress_main", "--sched=pct"], run_cmd,
+                                       "/b/stress_main", "/s", selftest.finish)
+        self.assertTrue(all(opts.endswith("report_bugs=0") for _, opts in seen))
+        self.assertEqual(len(seen), 11)
+        self.assertEqual(r["consequence"]["signature"], "invariant no-lost-wakeup")
+        self.assertEqual(r["consequence"]["replayed"], "10/10")
+        self.assertIn("no schedule file (TSan ends the process first); TSan reports off: ",
+                      selftest_sched.cell(r))
+        self.assertIn("1/2410", selftest_sched.pct_rate(r))
+        self.assertTrue(selftest_sched.controlled_catch({"runs": [r]}))
+
+    def test_a_failure_before_the_first_decision_has_no_bound(self):
+        r = {"fired": True, "executions": 1, "pct_bound": "0", "pct_bound_formula": "1/(0*0^2)"}
+        self.assertEqual(selftest_sched.pct_rate(r), "1/1 = 1")
 
 
 if __name__ == "__main__":
