@@ -117,6 +117,19 @@ void PrintSummary(const flowcheck::stress::StressResult& r, int interrupted_by) 
   }
 }
 
+// Writes the JSON summary atomically and says where; a write failure is
+// printed with its path and errno text and turns a passing *status into 1.
+void WriteSummaryJson(const std::string& path, const std::string& json, int* status) {
+  const std::string error = flowcheck::WriteFileAtomically(path, json);
+  if (error.empty()) {
+    std::printf("[stress] JSON summary: %s\n", path.c_str());
+    return;
+  }
+  std::fflush(stdout);
+  std::fprintf(stderr, "flowcheck: %s\n", error.c_str());
+  if (*status == 0) *status = 1;
+}
+
 // --sched=random|pct|dfs or --replay=FILE (stress/controlled.h). Exit
 // status: 0 no failure, 1 a failure found or reproduced (or the JSON could
 // not be written), 2 an unusable schedule file, 3 the failing schedule could
@@ -165,14 +178,7 @@ int ControlledMain(flowcheck::stress::StressConfig config, const std::string& re
                                                               "; rerun: tools/reproduce.sh " +
                                                               r.schedule_path + ")"),
                                         config);
-    const std::string error = flowcheck::WriteFileAtomically(config.json_out, json);
-    if (error.empty()) {
-      std::printf("[stress] JSON summary: %s\n", config.json_out.c_str());
-    } else {
-      std::fflush(stdout);
-      std::fprintf(stderr, "flowcheck: %s\n", error.c_str());
-      if (status == 0) status = 1;
-    }
+    WriteSummaryJson(config.json_out, json, &status);
   }
   std::fflush(stdout);
   return status;
@@ -264,15 +270,7 @@ int main(int argc, char** argv) {
     if (!flowcheck::stress::ClaimJsonOut()) {
       for (;;) pause();
     }
-    const std::string error = flowcheck::WriteFileAtomically(
-        config.json_out, flowcheck::stress::ResultJson(r, interrupted_by));
-    if (error.empty()) {
-      std::printf("[stress] JSON summary: %s\n", config.json_out.c_str());
-    } else {
-      std::fflush(stdout);
-      std::fprintf(stderr, "flowcheck: %s\n", error.c_str());
-      if (status == 0) status = 1;
-    }
+    WriteSummaryJson(config.json_out, flowcheck::stress::ResultJson(r, interrupted_by), &status);
   }
   std::fflush(stdout);
   return status;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "core/callers.h"
 #include "core/oracle/compare.h"
+#include "core/oracle/world_reset.h"
 #include "core/tid_rdma.h"
 #include "lockcheck/spinlock.h"
 
@@ -83,42 +84,9 @@ void Lockstep::MakeOracle() {
 }
 
 void Lockstep::Reset(uint64_t seed) {
-  // Deferred work first: the items belong to these QPs only.
-  for (rvt_qp* qp : qps_) {
-    cancel_work_sync(&qp->priv->tid_rdma.trigger_work);
-    cancel_work_sync(&qp->priv->s_iowait.iowork);
-  }
-  // The context as hfi1_create_ctxtdata leaves it (same lock, same class).
-  unsigned long flags;
-  spin_lock_irqsave(&rcd_->exp_lock, flags);
-  rcd_->flow_mask = 0;
-  for (tid_flow_state& f : rcd_->flows) f = {};
-  for (tid_queue* q : {&rcd_->flow_queue, &rcd_->rarr_queue}) {
-    INIT_LIST_HEAD(&q->queue_head);
-    q->enqueue = q->dequeue = 0;
-  }
-  rcd_->audit = {};
-  for (rvt_qp* qp : qps_) {
-    qp->priv->tid_enqueue = 0;
-    qp->priv->model_resync_saved_gen = KERN_GENERATION_RESERVED;
-  }
-  spin_unlock_irqrestore(&rcd_->exp_lock, flags);
-  rcd_->random.state = seed;  // hfi1_model_alloc_devdata: context 0 uses seed + 0
-  hfi1_kern_init_ctxt_generations(rcd_);
-  dd_->verbs_dev.n_tidwait = 0;
+  ResetWorld(dd_.get(), rcd_, qps_, seed);
   if (mirror_ != nullptr) mirror_->Reset(seed);
   mirror_diffs_.clear();
-  // The QPs as hfi1_model_create_qp leaves them.
-  for (rvt_qp* qp : qps_) {
-    spin_lock_irqsave(&qp->s_lock, flags);
-    qp->s_flags = 0;
-    qp->priv->resync = false;
-    qp->priv->model_req = hfi1_model_request();
-    spin_unlock_irqrestore(&qp->s_lock, flags);
-    qp->priv->flow_state = {};
-    qp->refcount.store(1, std::memory_order_relaxed);
-    hfi1_qp_priv_init(dd_.get(), qp);
-  }
   MakeOracle();
 }
 

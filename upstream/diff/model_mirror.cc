@@ -10,6 +10,7 @@
 
 #include "core/callers.h"
 #include "core/hfi1.h"
+#include "core/oracle/world_reset.h"
 #include "core/qp.h"
 #include "core/tid_rdma.h"
 #include "core/workqueue.h"
@@ -45,40 +46,9 @@ class CoreModelMirror : public oracle::Lockstep::Mirror {
 
   const char* name() const override { return "core's model"; }
 
-  // As Lockstep::Reset, with core's model's init functions.
-  void Reset(uint64_t seed) override {
-    for (rvt_qp* qp : qps_) {
-      cancel_work_sync(&qp->priv->tid_rdma.trigger_work);
-      cancel_work_sync(&qp->priv->s_iowait.iowork);
-    }
-    unsigned long flags;
-    spin_lock_irqsave(&rcd_->exp_lock, flags);
-    rcd_->flow_mask = 0;
-    for (tid_flow_state& f : rcd_->flows) f = {};
-    for (tid_queue* q : {&rcd_->flow_queue, &rcd_->rarr_queue}) {
-      INIT_LIST_HEAD(&q->queue_head);
-      q->enqueue = q->dequeue = 0;
-    }
-    rcd_->audit = {};
-    for (rvt_qp* qp : qps_) {
-      qp->priv->tid_enqueue = 0;
-      qp->priv->model_resync_saved_gen = KERN_GENERATION_RESERVED;
-    }
-    spin_unlock_irqrestore(&rcd_->exp_lock, flags);
-    rcd_->random.state = seed;
-    hfi1_kern_init_ctxt_generations(rcd_);
-    dd_->verbs_dev.n_tidwait = 0;
-    for (rvt_qp* qp : qps_) {
-      spin_lock_irqsave(&qp->s_lock, flags);
-      qp->s_flags = 0;
-      qp->priv->resync = false;
-      qp->priv->model_req = hfi1_model_request();
-      spin_unlock_irqrestore(&qp->s_lock, flags);
-      qp->priv->flow_state = {};
-      qp->refcount.store(1, std::memory_order_relaxed);
-      hfi1_qp_priv_init(dd_.get(), qp);
-    }
-  }
+  // As Lockstep::Reset: the same inline text (core/oracle/world_reset.h),
+  // compiled here, calls core's model's init functions.
+  void Reset(uint64_t seed) override { oracle::ResetWorld(dd_.get(), rcd_, qps_, seed); }
 
   int64_t Step(const Op& op) override {
     const bool uses_qp = op.kind != OpKind::kReserveFlow && op.kind != OpKind::kReleaseFlow &&
