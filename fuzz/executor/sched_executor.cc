@@ -314,11 +314,6 @@ SchedExecResult ExecuteSched(const Program& p, const SchedExecOptions& options) 
   o.scenario = "sched_fuzz";
   o.target = "//fuzz:sched_fuzz";
   o.strategy = "bytes";
-#ifdef FLOWCHECK_SCHED_FUZZ_BATON
-  // Upstream mode: thread_locals in the trampolines must follow the logical
-  // thread (fuzz/BUILD); same schedules, same results, slower hand-offs.
-  o.backend = "baton";
-#endif
   o.bytes = p.schedule;
   o.write_schedule = false;
   o.max_steps = 200000;
