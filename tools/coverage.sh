@@ -48,6 +48,9 @@ for a in "$@"; do
 done
 out="${out%/}"
 die() { echo "coverage: ERROR: $*" >&2; exit 1; }
+# Installs whatever is missing (a no-op the second time), as the README's
+# two commands do: a fresh clone has no third_party/src yet.
+"$ROOT/tools/bootstrap.sh" >&2 || die "tools/bootstrap.sh failed"
 for tool in clang-14 llvm-profdata-14 llvm-cov-14; do
   command -v "$tool" >/dev/null || die "$tool not found (Debian package llvm-14; run tools/bootstrap.sh)"
 done
@@ -62,18 +65,20 @@ flags=(--platform_suffix=-coverage
        --dynamic_mode=off)
 if ((upstream)); then flags+=(--config=upstream); dirs="core/,upstream/"; fi
 
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
 mapfile -t labels < <(bazel query \
   'attr(tags, "\bfuzz_regression\b", kind(cc_test, //...)) except attr(tags, "\bno_campaign\b", //...)' \
-  2>/dev/null)
-((${#labels[@]})) || die "bazel query found no fuzz target"
+  2>"$log")
+((${#labels[@]})) || { cat "$log" >&2; die "bazel query found no fuzz target"; }
 targets=()
 while read -r label state; do
   if [ "$state" = ok ]; then targets+=("$label")
   else echo "coverage: skipped $label: incompatible with this build" >&2; fi
 done < <(bazel cquery "${flags[@]}" "set(${labels[*]})" --output=starlark \
   --starlark:expr='str(target.label) + " " + ("incompatible" if "IncompatiblePlatformProvider" in providers(target) else "ok")' \
-  2>/dev/null)
-((${#targets[@]})) || die "no fuzz target can be built"
+  2>"$log")
+((${#targets[@]})) || { cat "$log" >&2; die "no fuzz target can be built"; }
 echo "coverage: building ${#targets[@]} target(s) with coverage instrumentation" >&2
 bazel build "${flags[@]}" "${targets[@]}" || die "bazel build failed"
 bin="$(bazel info "${flags[@]}" bazel-bin 2>/dev/null)"
@@ -81,7 +86,7 @@ bin="$(bazel info "${flags[@]}" bazel-bin 2>/dev/null)"
 parent="$(dirname "$out")"
 mkdir -p "$parent"
 stage="$(mktemp -d "$parent/.coverage.XXXXXX")"
-trap 'rm -rf "$stage" "$stage.link"' EXIT
+trap 'rm -rf "$stage" "$stage.link" "$log"' EXIT
 work="$stage/.work"
 mkdir -p "$work/prof"
 objects=()
