@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "common/tsan_ignore.h"
 #include "lockcheck/logical_thread.h"
 
 // The shims end with the kernel's text.
@@ -50,35 +51,7 @@ thread_local hfi1_model_random *upstream_random_source = nullptr;
 // The entries are bookkeeping of the harness, not the code under test:
 // hidden from ThreadSanitizer (no access reported, no edge created), since on
 // fibers the logical threads share this thread_local without synchronizing.
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UPSTREAM_UNDER_TSAN 1
-#endif
-#endif
-#if defined(UPSTREAM_UNDER_TSAN)
-extern "C" {
-void AnnotateIgnoreReadsBegin(const char *file, int line);
-void AnnotateIgnoreReadsEnd(const char *file, int line);
-void AnnotateIgnoreWritesBegin(const char *file, int line);
-void AnnotateIgnoreWritesEnd(const char *file, int line);
-}
-struct UpstreamTsanIgnore {
-  UpstreamTsanIgnore() {
-    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
-    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
-  }
-  ~UpstreamTsanIgnore() {
-    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
-    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
-  }
-};
-#else
-// User-provided (not trivial), so that `UpstreamTsanIgnore ignore;` is no
-// unused variable under -Werror.
-struct UpstreamTsanIgnore {
-  UpstreamTsanIgnore() {}
-};
-#endif
+using UpstreamTsanIgnore = flowcheck::TsanIgnoreAccesses;  // common/tsan_ignore.h
 
 struct UpstreamCharge {
   const lockcheck::LogicalThread *by;

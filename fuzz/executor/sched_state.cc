@@ -12,33 +12,9 @@
 #include "sched/sched.h"
 #include "stress/checks.h"
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define FLOWCHECK_SCHED_FUZZ_TSAN 1
-extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line);
-extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
-extern "C" void AnnotateIgnoreWritesBegin(const char* file, int line);
-extern "C" void AnnotateIgnoreWritesEnd(const char* file, int line);
-#endif
-#endif
-
 namespace flowcheck {
 namespace fuzz {
 namespace sched_exec {
-
-HarnessScope::HarnessScope() {
-#ifdef FLOWCHECK_SCHED_FUZZ_TSAN
-  AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
-  AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
-#endif
-}
-
-HarnessScope::~HarnessScope() {
-#ifdef FLOWCHECK_SCHED_FUZZ_TSAN
-  AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
-  AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
-#endif
-}
 
 namespace {
 

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "common/tsan_ignore.h"
 #include "core/callers.h"
 #include "core/oracle/flow_oracle.h"
 #include "core/oracle/lockstep.h"
@@ -56,13 +57,7 @@ namespace fuzz {
 namespace sched_exec {
 
 // TSan ignores the reads and writes of the scope (no-op in other builds).
-class HarnessScope {
- public:
-  HarnessScope();
-  ~HarnessScope();
-  HarnessScope(const HarnessScope&) = delete;
-  HarnessScope& operator=(const HarnessScope&) = delete;
-};
+using HarnessScope = ::flowcheck::TsanIgnoreAccesses;
 
 enum class Cls { kNone, kAtomic, kGap, kPostSection, kWants, kUnobserved };
 
