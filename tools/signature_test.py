@@ -175,6 +175,13 @@ class SignatureTest(unittest.TestCase):
                   "  invariants violated:\n    F2 upstream divergence: [R-7]/[R-3] qp 1 owns "
                   "flow 0 with the RESERVED generation 0xfffff\n")
         self.assertEqual(of_output(either), "invariant F2 upstream divergence [R-7]/[R-3]")
+        # sched_fuzz prints the violated invariant unindented, after its FAIL line.
+        sched = ("flowcheck: FAIL [invariant W5] sched_fuzz step 13: [t0] op #2 flush_wait(qp#0), "
+                 "section of flush_wait: upstream divergence (strict): W5 upstream divergence: "
+                 "[R-1] flow_queue: enqueue 0 - dequeue 1 = -1 but 0 queued\n"
+                 "W5 upstream divergence: [R-1] flow_queue: enqueue 0 - dequeue 1 = -1 but 0 "
+                 "queued\n")
+        self.assertEqual(of_output(sched), "invariant W5 upstream divergence [R-1]")
 
     def test_different_ops_of_a_violation_are_different_signatures(self):
         oracle = "flowcheck: FAIL [oracle] flow_fuzz op #3 setup_hw_flow(qp#2)\n"

@@ -43,8 +43,8 @@ from flowcheck_tools import ROOT, markers
 _FAIL_LINE = re.compile(
     r"flowcheck: FAIL \[[^\]]*\] \S+ op #\d+(?: \(call \d+\))? (?P<op>.*)$", re.M)
 # "[R-1]", or "[R-7]/[R-3]" where the checker cannot tell which hazard it was.
-_DIVERGENCE = re.compile(r"^\s+(\S+) upstream divergence: (\[R-\d+\](?:/\[R-\d+\])*)", re.M)
-_VIOLATION = re.compile(r"^\s+(\S+) (violation|upstream divergence): ", re.M)
+_DIVERGENCE = re.compile(r"^\s*(\S+) upstream divergence: (\[R-\d+\](?:/\[R-\d+\])*)", re.M)
+_VIOLATION = re.compile(r"^\s*(\S+) (violation|upstream divergence): ", re.M)
 # "#3 0x55d0 in func(args) /proc/self/cwd/core/x.cc:12:3" (ASan, UBSan,
 # libFuzzer), "#0 func(args) /abs/core/x.cc:12:3 (bin+0x12)" (TSan),
 # "#0 0x55 func()" (lockcheck), "#1 0x55 in func (/lib/x.so+0x3c04f) (BuildId: ab)".
