@@ -39,8 +39,11 @@ void Judge(State* st, const std::vector<stress::Finding>& findings, const std::s
     if (!st->r->ok) return;
     if (f.divergence) {
       if (st->options->strict) {
-        st->SetFail("invariant " + f.id, where + ": upstream divergence (strict): " + f.detail,
-                    f.detail + "\n");
+        // As core's InvariantViolation::ToString words it, so that the
+        // report reads (and the crash signature groups) as any W5/F2 one.
+        const std::string line = f.id + " upstream divergence: " + f.detail;
+        st->SetFail("invariant " + f.id, where + ": upstream divergence (strict): " + line,
+                    line + "\n");
       }
       continue;
     }
