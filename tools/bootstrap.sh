@@ -14,9 +14,10 @@
 #    applies Debian's security patch.
 # 3. Extracts drivers/infiniband/hw/hfi1/ (only) from the kernel source that
 #    Debian's linux-source-6.1 ships into the git-ignored
-#    third_party/src/linux-hfi1/ and records the package version and the
-#    sha256 of tid_rdma.c in third_party/src/linux-hfi1/SOURCE (upstream mode,
-#    docs/upstream.md). Nothing of the kernel is committed.
+#    third_party/src/linux-hfi1/ (and linux-source-6.12's into
+#    third_party/src/linux-hfi1-6.12/) and records the package version and the
+#    sha256 of tid_rdma.c in its SOURCE (upstream mode, docs/upstream.md).
+#    Nothing of the kernel is committed.
 # 4. Writes the git-ignored .bazelrc.host (sandbox lines for this machine).
 set -euo pipefail
 
@@ -46,6 +47,7 @@ PACKAGES=(
   patch               # Debian's Abseil patch
   python3             # tools/*.py (campaign summaries, self-test runner)
   linux-source-6.1    # the kernel tree upstream mode compiles tid_rdma.c's functions from
+  linux-source-6.12   # a second real tree upstream mode runs on (tools/test.sh)
   xz-utils            # unpacks it
   ca-certificates
 )
@@ -54,7 +56,7 @@ check_only=0
 for a in "$@"; do
   case "$a" in
     --check) check_only=1 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown option: $a (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -165,34 +167,40 @@ fi
 # Only drivers/infiniband/hw/hfi1/ is unpacked (the tarball is the whole tree).
 # SOURCE says which package version it came from and the sha256 of tid_rdma.c;
 # the extraction is redone when the installed package version changes.
-KERNEL_PKG="linux-source-6.1"
-KERNEL_TAR="/usr/src/$KERNEL_PKG.tar.xz"
-KERNEL_DIR="$SRC_DIR/linux-hfi1"
+#   linux-source-6.1  -> third_party/src/linux-hfi1       the default tree
+#   linux-source-6.12 -> third_party/src/linux-hfi1-6.12  the second real tree
+#                        tools/test.sh runs upstream mode on (docs/upstream.md)
 HFI1_PATH="drivers/infiniband/hw/hfi1"
-kernel_version="$(dpkg-query -W -f='${Version}' "$KERNEL_PKG" 2>/dev/null || true)"
-[ -n "$kernel_version" ] || die "package $KERNEL_PKG is not installed"
-recorded_sha() { sed -n 's/^tid_rdma.c sha256: //p' "$KERNEL_DIR/SOURCE" 2>/dev/null; }
-if [ -f "$KERNEL_DIR/SOURCE" ] &&
-   grep -qx "package: $KERNEL_PKG $kernel_version" "$KERNEL_DIR/SOURCE" &&
-   [ "$(sha256sum < "$KERNEL_DIR/$HFI1_PATH/tid_rdma.c" 2>/dev/null | cut -d' ' -f1)" = "$(recorded_sha)" ]; then
-  log "kernel hfi1 source ($KERNEL_PKG $kernel_version) present in ${KERNEL_DIR#$ROOT/}"
-else
-  ((check_only)) && die "kernel hfi1 source missing (run tools/bootstrap.sh)"
-  [ -r "$KERNEL_TAR" ] || die "$KERNEL_TAR missing (package $KERNEL_PKG)"
-  log "unpacking $HFI1_PATH from $KERNEL_TAR ($KERNEL_PKG $kernel_version)"
+unpack_hfi1() {  # PACKAGE DIR
+  local pkg="$1" dir="$2" version tar tmp sha
+  tar="/usr/src/$pkg.tar.xz"
+  version="$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)"
+  [ -n "$version" ] || die "package $pkg is not installed"
+  if [ -f "$dir/SOURCE" ] &&
+     grep -qx "package: $pkg $version" "$dir/SOURCE" &&
+     [ "$(sha256sum < "$dir/$HFI1_PATH/tid_rdma.c" 2>/dev/null | cut -d' ' -f1)" = \
+       "$(sed -n 's/^tid_rdma.c sha256: //p' "$dir/SOURCE" 2>/dev/null)" ]; then
+    log "kernel hfi1 source ($pkg $version) present in ${dir#$ROOT/}"
+    return
+  fi
+  ((check_only)) && die "kernel hfi1 source of $pkg missing in ${dir#$ROOT/} (run tools/bootstrap.sh)"
+  [ -r "$tar" ] || die "$tar missing (package $pkg)"
+  log "unpacking $HFI1_PATH from $tar ($pkg $version)"
   tmp="$(mktemp -d "$SRC_DIR/.linux-hfi1.XXXXXX")"
-  tar -xJf "$KERNEL_TAR" -C "$tmp" --strip-components=1 --wildcards "*/$HFI1_PATH/*" \
-    || { rm -rf "$tmp"; die "could not unpack $HFI1_PATH from $KERNEL_TAR"; }
-  [ -f "$tmp/$HFI1_PATH/tid_rdma.c" ] || { rm -rf "$tmp"; die "$KERNEL_TAR has no $HFI1_PATH/tid_rdma.c"; }
+  tar -xJf "$tar" -C "$tmp" --strip-components=1 --wildcards "*/$HFI1_PATH/*" \
+    || { rm -rf "$tmp"; die "could not unpack $HFI1_PATH from $tar"; }
+  [ -f "$tmp/$HFI1_PATH/tid_rdma.c" ] || { rm -rf "$tmp"; die "$tar has no $HFI1_PATH/tid_rdma.c"; }
   sha="$(sha256sum < "$tmp/$HFI1_PATH/tid_rdma.c" | cut -d' ' -f1)"
   {
-    echo "package: $KERNEL_PKG $kernel_version"
+    echo "package: $pkg $version"
     echo "tid_rdma.c sha256: $sha"
   } > "$tmp/SOURCE"
-  rm -rf "$KERNEL_DIR"
-  mv "$tmp" "$KERNEL_DIR"
-  log "kernel hfi1 source unpacked into ${KERNEL_DIR#$ROOT/} (tid_rdma.c sha256 $sha)"
-fi
+  rm -rf "$dir"
+  mv "$tmp" "$dir"
+  log "kernel hfi1 source unpacked into ${dir#$ROOT/} (tid_rdma.c sha256 $sha)"
+}
+unpack_hfi1 linux-source-6.1 "$SRC_DIR/linux-hfi1"
+unpack_hfi1 linux-source-6.12 "$SRC_DIR/linux-hfi1-6.12"
 
 # --- 4. host-specific bazelrc -------------------------------------------------------
 # Hide Debian's -dev headers of Abseil and GoogleTest from sandboxed actions, so

@@ -107,6 +107,7 @@ class Found:
         profile = profile or Profile()
         self.spec = spec
         self.start = start
+        self.brace = brace
         self.end = end
         self.declaration = "\n".join(lines[start:brace])
         self.text = "\n".join(lines[start:end + 1])
@@ -221,11 +222,74 @@ def mapped_identifiers(found, profile):
     return sorted({t for f in found for t in tokens(f.text) if profile.to_harness(t) != t})
 
 
+# Identifiers followed by "(" that are C, not kernel APIs.
+_NOT_CALLS = {"if", "for", "while", "switch", "return", "sizeof", "typeof", "__typeof__",
+              "alignof", "_Alignof", "defined"}
+
+
+def parse_apis(text, display="apis.txt"):
+    """The kernel APIs the shims provide: {name: provider}. One per line,
+    `name | provider`: `prelude` (the unit's first header has it, from core or
+    a shim there) or a header under upstream/shim/api/ that the unit includes
+    only when the text calls `name` (an API whose spelling changed between
+    kernel versions has one header per spelling)."""
+    apis = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split(" | ")]
+        if len(fields) != 2 or not all(fields) or not re.match(r"[A-Za-z_]\w*$", fields[0]):
+            raise ExtractError(f"{display}:{lineno}: expected 'name | prelude' or 'name | header'")
+        if fields[0] in apis:
+            raise ExtractError(f"{display}:{lineno}: {fields[0]}: listed twice")
+        apis[fields[0]] = fields[1]
+    return apis
+
+
+def called_apis(f, lines, profile):
+    """[(name, line index)] of what the body of `f` calls, in the harness's
+    names, in order of first call."""
+    body = "\n".join(lines[f.brace:f.end + 1])
+    body = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), body)
+    seen, out = set(), []
+    for k, text in enumerate(body.split("\n")):
+        toks = profile.map_tokens(_TOKEN.findall(text))
+        for i in range(len(toks) - 1):
+            t = toks[i]
+            if toks[i + 1] == "(" and re.match(r"[A-Za-z_]\w*$", t) and t not in seen:
+                seen.add(t)
+                out.append((t, f.brace + k))
+    return out
+
+
+def check_apis(found, lines, apis, profile, display, apis_display):
+    """The shim headers the unit must include (sorted). Raises ExtractError,
+    one line, for the first call of an API the table lacks."""
+    own = {f.spec.name for f in found} | {f"{_PREFIX}{f.spec.name}" for f in found}
+    headers = set()
+    for f in found:
+        for name, line in called_apis(f, lines, profile):
+            if name in _NOT_CALLS or name in own or name.startswith("__builtin_"):
+                continue
+            provider = apis.get(name)
+            if provider is None:
+                raise ExtractError(
+                    f"{display}:{line + 1}: {f.spec.name} calls {name}, which no shim provides: "
+                    f"add it to {apis_display} (its header says how)")
+            if provider != "prelude":
+                headers.add(provider)
+    return sorted(headers)
+
+
 def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="kernel_tid_rdma.cc",
-            profile=None, prelude=_PRELUDE, trailer=_TRAILER):
+            profile=None, prelude=_PRELUDE, trailer=_TRAILER, apis=None,
+            apis_display="apis.txt"):
     """Returns the translation unit's text, or raises ExtractError. The unit
     includes `prelude` first and `trailer` last (C or C++: the emitted text
-    adds nothing language-specific)."""
+    adds nothing language-specific). With `apis` (parse_apis), every call in
+    the text must be to an API it lists, and the unit includes the shim
+    headers of the APIs the text calls, after the prelude."""
     profile = profile or Profile()
     specs = apply_decls(profile, specs)
     lines = source_text.splitlines()
@@ -247,6 +311,7 @@ def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="
     check_redirections(found, display)
     check_mapped(found, profile, display)
     renamed = mapped_identifiers(found, profile)
+    shims = check_apis(found, lines, apis, profile, display, apis_display) if apis is not None else []
 
     out = []
 
@@ -263,6 +328,11 @@ def extract(source_text, specs, display="tid_rdma.c", source_info="", out_name="
     for info in source_info.strip().splitlines():
         emit(f"// Kernel source: {info}")
     emit(f'#include "{prelude}"')
+    if shims:
+        emit("// The shims of the kernel APIs this text calls whose spelling depends on the")
+        emit("// kernel version (upstream/shim/apis.txt).")
+        for h in shims:
+            emit(f'#include "{h}"')
     emit()
     if renamed:
         emit(f"// Profile {profile.name} (upstream/profiles/{profile.name}.profile): the driver's")
@@ -328,6 +398,8 @@ def main(argv):
     ap.add_argument("--out", required=True)
     ap.add_argument("--prelude", default=_PRELUDE,
                     help="the header the unit includes first (the shims)")
+    ap.add_argument("--apis", help="the kernel APIs the shims provide (upstream/shim/apis.txt): "
+                                   "a call of any other fails the extraction, naming it")
     ap.add_argument("--trailer", default=_TRAILER,
                     help="the header the unit includes last (the trampolines)")
     args = ap.parse_args(argv)
@@ -342,6 +414,10 @@ def main(argv):
                 with open(args.profile, encoding="utf-8") as f:
                     profile = parse_profile(f.read(), display=os.path.basename(args.profile))
             display = args.display or f"{profile.directory}/tid_rdma.c"
+            apis = None
+            if args.apis:
+                with open(args.apis, encoding="utf-8") as f:
+                    apis = parse_apis(f.read(), display=args.apis)
             info = ""
             if args.source_info:
                 with open(args.source_info, encoding="utf-8") as f:
@@ -350,7 +426,8 @@ def main(argv):
             raise ExtractError(f"cannot read {e.filename}: {e.strerror}")
         text = extract(source, specs, display=display, source_info=info,
                        out_name=os.path.basename(args.out), profile=profile,
-                       prelude=args.prelude, trailer=args.trailer)
+                       prelude=args.prelude, trailer=args.trailer, apis=apis,
+                       apis_display=args.apis or "")
         write_atomically(args.out, text)
     except (ExtractError, ProfileError) as e:
         print(f"upstream: {e}", file=sys.stderr)

@@ -113,6 +113,95 @@ class StaticRenamed(unittest.TestCase):
             self.assertEqual(subprocess.run([os.path.join(d, "t")]).returncode, 0)
 
 
+class Apis(unittest.TestCase):
+    """--apis: calls of APIs the shims lack fail; version-dependent shims are
+    included by what the text calls."""
+
+    APIS = ("reserve_helper | prelude\n"
+            "get_random_u32 | upstream/shim/api/get_random_u32.h\n"
+            "prandom_u32 | upstream/shim/api/prandom_u32.h\n")
+    SPECS = "gen | static u32 gen(struct ctx *rcd) |\n"
+
+    def kernel(self, call):
+        return ("static u32 gen(struct ctx *rcd)\n{\n\tif (rcd)\n\t\treserve_helper(rcd);\n"
+                f"\t/* helper_in_a_comment(x) */\n\treturn {call}();\n}}\n")
+
+    def extract(self, call):
+        return run(source=self.kernel(call), specs=self.SPECS,
+                   apis=ek.parse_apis(self.APIS), apis_display="apis.txt")
+
+    def test_the_shim_of_the_spelling_the_text_uses_is_included(self):
+        new = self.extract("get_random_u32")
+        self.assertIn('#include "upstream/shim/api/get_random_u32.h"', new)
+        self.assertNotIn("prandom_u32.h", new)
+        old = self.extract("prandom_u32")
+        self.assertIn('#include "upstream/shim/api/prandom_u32.h"', old)
+        self.assertNotIn("get_random_u32.h", old)
+        self.assertLess(old.index("prelude.h"), old.index("prandom_u32.h"))
+        self.assertLess(old.index("prandom_u32.h"), old.index("static u32 gen"))
+
+    def test_a_call_no_shim_provides_fails_with_one_line_naming_it(self):
+        with self.assertRaises(ek.ExtractError) as e:
+            self.extract("get_random_u64")
+        msg = str(e.exception)
+        self.assertEqual(msg.count("\n"), 0)
+        self.assertEqual(msg, "k.c:6: gen calls get_random_u64, which no shim provides: "
+                              "add it to apis.txt (its header says how)")
+
+    def test_without_apis_nothing_is_checked(self):
+        run(source=self.kernel("get_random_u64"), specs=self.SPECS)  # no error
+
+    def test_table_errors(self):
+        with self.assertRaisesRegex(ek.ExtractError, "listed twice"):
+            ek.parse_apis("a | prelude\na | prelude\n")
+        with self.assertRaisesRegex(ek.ExtractError, "expected"):
+            ek.parse_apis("a prelude\n")
+
+    def test_the_committed_tables_cover_the_committed_function_lists(self):
+        # Every API listed is a single identifier, and the two tables parse.
+        here = os.path.dirname(os.path.abspath(__file__))
+        for path in ("shim/apis.txt", "pages/apis.txt"):
+            with open(os.path.join(here, path)) as f:
+                self.assertTrue(ek.parse_apis(f.read(), display=path))
+
+
+class ApisOnTheRealText(unittest.TestCase):
+    """Given the kernel's tid_rdma.c (upstream mode): the committed function
+    list and API table extract it, a text that spells the random helper as
+    before 6.2 gets that shim, and an API no shim has fails naming it."""
+
+    source = None
+
+    def extract(self, text):
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "functions.txt")) as f:
+            specs = ek.parse_functions(f.read())
+        with open(os.path.join(here, "shim", "apis.txt")) as f:
+            apis = ek.parse_apis(f.read())
+        return ek.extract(text, specs, display="tid_rdma.c", apis=apis,
+                          apis_display="upstream/shim/apis.txt")
+
+    def setUp(self):
+        if not self.source:
+            self.skipTest("no kernel text given (upstream mode passes it)")
+        with open(self.source, encoding="utf-8", errors="surrogateescape") as f:
+            self.text = f.read()
+        self.assertIn("get_random_u32()", self.text)
+
+    def test_each_spelling_gets_its_shim(self):
+        self.assertIn('#include "upstream/shim/api/get_random_u32.h"', self.extract(self.text))
+        older = self.extract(self.text.replace("get_random_u32()", "prandom_u32()"))
+        self.assertIn('#include "upstream/shim/api/prandom_u32.h"', older)
+        self.assertNotIn("get_random_u32.h", older)
+
+    def test_an_api_no_shim_has_is_one_line(self):
+        with self.assertRaises(ek.ExtractError) as e:
+            self.extract(self.text.replace("get_random_u32()", "get_random_u64()"))
+        self.assertRegex(str(e.exception), r"^tid_rdma.c:\d+: hfi1_kern_init_ctxt_generations calls "
+                                           r"get_random_u64, which no shim provides: add it to "
+                                           r"upstream/shim/apis.txt")
+
+
 class Missing(unittest.TestCase):
     def test_a_missing_function_names_itself(self):
         specs = SPECS + "gone | static void gone(void) |\n"
@@ -272,4 +361,6 @@ class CommandLine(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
+        ApisOnTheRealText.source = sys.argv.pop(1)
     unittest.main()

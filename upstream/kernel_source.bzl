@@ -94,7 +94,12 @@ def _kernel_hfi1_source_impl(rctx):
             result = rctx.execute(["sha256sum", str(tid_rdma)])
             if result.return_code != 0:
                 fail("upstream: sha256sum %s failed: %s" % (tid_rdma, result.stderr))
-            source = "tree: %s\ntid_rdma.c sha256: %s\n" % (root, result.stdout.split(" ")[0])
+            sha = result.stdout.split(" ")[0]
+            source = "tree: %s\ntid_rdma.c sha256: %s\n" % (root, sha)
+            # A tree the bootstrap unpacked (third_party/src/linux-hfi1-6.12)
+            # keeps its package record, while the file is still the one it names.
+            if record.exists and ("tid_rdma.c sha256: %s" % sha) in rctx.read(record):
+                source = "tree: %s\n%s" % (root, rctx.read(record))
         rctx.file(name + "/SOURCE", source)
         exports += [name + "/tid_rdma.c", name + "/SOURCE"]
         if name == "hfi1":

@@ -33,12 +33,13 @@ def kernel_pages_unit(name, source, prefix, testonly = False):
         srcs = [
             "//upstream:extract_kernel.py",
             "functions.txt",
+            "apis.txt",
             source,
             "@linux_hfi1//:SOURCE",
         ],
         outs = [out],
         cmd = "python3 $(location //upstream:extract_kernel.py) --source=$(location %s) " % source +
-              "--functions=$(location functions.txt) " +
+              "--functions=$(location functions.txt) --apis=$(location apis.txt) " +
               "--source_info=$(location @linux_hfi1//:SOURCE) " +
               "--prelude=upstream/pages/shim.h --trailer=upstream/pages/trampolines.h --out=$@",
         target_compatible_with = UPSTREAM_ONLY,

@@ -9,8 +9,8 @@
 //     tid_queue, ...) and helpers (bitops, list, workqueue, lockcheck's
 //     spinlocks and lockdep) under the kernel's names;
 //  2. shims for the few kernel names core does not model (BUILD_BUG_ON, two
-//     trace points, the port/CPU lookup of tid_rdma_schedule_tid_wakeup,
-//     get_random_u32's kernel signature);
+//     trace points, the port/CPU lookup of tid_rdma_schedule_tid_wakeup);
+//     upstream/shim/apis.txt lists every API the text may call;
 //  3. prototypes: annotations the kernel does not write but Clang's
 //     thread-safety analysis needs on the (renamed) definitions, and the
 //     audited wrappers the kernel's own calls are redirected to
@@ -65,11 +65,9 @@ inline void trace_hfi1_qpwakeup(struct rvt_qp *qp, u32 flags) { (void)qp, (void)
 // expression is discarded unevaluated, like the lookups above.
 #define queue_work_on(cpu, wq, work) queue_work_on(0, wq, work)
 
-// The kernel's get_random_u32() takes no argument; core's draws from a
-// per-context seedable source. hfi1_kern_init_ctxt_generations' trampoline
-// names the context whose source the kernel's call draws from.
-u32 upstream_get_random_u32();
-#define get_random_u32() upstream_get_random_u32()
+// APIs whose spelling depends on the kernel version (get_random_u32 or
+// prandom_u32) are not here: upstream/shim/api/ has one header per spelling,
+// and the generated unit includes the ones its text calls (shim/apis.txt).
 
 // ---- 3. Prototypes -------------------------------------------------------
 // Not annotated in the kernel: both take exp_lock themselves and call
