@@ -27,7 +27,7 @@
 // locks themselves create, so ThreadSanitizer still sees every race in the
 // code under test.
 //
-// The kernel-named functions are overloaded on the lock type: spinlock_t is
+// The kernel-named functions are templates over the lock kind: spinlock_t is
 // BasicSpinLock<kChecksEnabled>, and a benchmark may use BasicSpinLock<true>
 // and BasicSpinLock<false> side by side whatever the build mode. On an
 // unchecked lock every wrapper is inline and compiles to the atomic operations
@@ -89,6 +89,12 @@ class ABSL_LOCKABLE BasicSpinLock<false> {
     }
   }
   void LockNested(int /*subclass*/) ABSL_EXCLUSIVE_LOCK_FUNCTION() { Lock(); }
+  // No IRQ emulation: the flags are always 0.
+  unsigned long LockIrqsave(int /*subclass*/) ABSL_EXCLUSIVE_LOCK_FUNCTION() {
+    Lock();
+    return 0;
+  }
+  void UnlockIrqrestore(unsigned long /*flags*/) ABSL_UNLOCK_FUNCTION() { Unlock(); }
   bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) {
     return !locked_.load(std::memory_order_relaxed) &&
            !locked_.exchange(true, std::memory_order_acquire);
@@ -191,89 +197,53 @@ using spinlock_t = lockcheck::BasicSpinLock<lockcheck::kChecksEnabled>;
 // for an acquisition is the caller's, in every compilation mode.
 #define LOCKCHECK_WRAPPER_ ABSL_ATTRIBUTE_ALWAYS_INLINE inline
 
-// ---- Checked lock -------------------------------------------------------
-LOCKCHECK_WRAPPER_ void spin_lock(lockcheck::BasicSpinLock<true>* lock)
-    __acquires(lock) {
+// One set of kernel-named wrappers over both lock kinds: each forwards to the
+// lock's member, which the unchecked lock implements as the atomic operation
+// alone (subclass ignored, flags 0).
+template <bool kChecked>
+LOCKCHECK_WRAPPER_ void spin_lock(lockcheck::BasicSpinLock<kChecked>* lock) __acquires(lock) {
   lock->Lock();
 }
-LOCKCHECK_WRAPPER_ void spin_lock_nested(lockcheck::BasicSpinLock<true>* lock,
-                                         int subclass) __acquires(lock) {
+template <bool kChecked>
+LOCKCHECK_WRAPPER_ void spin_lock_nested(lockcheck::BasicSpinLock<kChecked>* lock, int subclass)
+    __acquires(lock) {
   lock->LockNested(subclass);
 }
-LOCKCHECK_WRAPPER_ void spin_unlock(lockcheck::BasicSpinLock<true>* lock)
-    __releases(lock) {
+template <bool kChecked>
+LOCKCHECK_WRAPPER_ void spin_unlock(lockcheck::BasicSpinLock<kChecked>* lock) __releases(lock) {
   lock->Unlock();
 }
-LOCKCHECK_WRAPPER_ int spin_trylock(lockcheck::BasicSpinLock<true>* lock)
+template <bool kChecked>
+LOCKCHECK_WRAPPER_ int spin_trylock(lockcheck::BasicSpinLock<kChecked>* lock)
     ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(1, lock) {
   return lock->TryLock() ? 1 : 0;
 }
-LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave(
-    lockcheck::BasicSpinLock<true>* lock) __acquires(lock) {
+template <bool kChecked>
+LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave(lockcheck::BasicSpinLock<kChecked>* lock)
+    __acquires(lock) {
   return lock->LockIrqsave(0);
 }
+template <bool kChecked>
 LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave_nested(
-    lockcheck::BasicSpinLock<true>* lock, int subclass) __acquires(lock) {
+    lockcheck::BasicSpinLock<kChecked>* lock, int subclass) __acquires(lock) {
   return lock->LockIrqsave(subclass);
 }
-LOCKCHECK_WRAPPER_ void spin_unlock_irqrestore(
-    lockcheck::BasicSpinLock<true>* lock, unsigned long flags) __releases(lock) {
+template <bool kChecked>
+LOCKCHECK_WRAPPER_ void spin_unlock_irqrestore(lockcheck::BasicSpinLock<kChecked>* lock,
+                                               unsigned long flags) __releases(lock) {
   lock->UnlockIrqrestore(flags);
 }
-LOCKCHECK_WRAPPER_ void spin_lock_irq(lockcheck::BasicSpinLock<true>* lock)
-    __acquires(lock) {
+template <bool kChecked>
+LOCKCHECK_WRAPPER_ void spin_lock_irq(lockcheck::BasicSpinLock<kChecked>* lock) __acquires(lock) {
   (void)lock->LockIrqsave(0);
 }
-LOCKCHECK_WRAPPER_ void spin_unlock_irq(lockcheck::BasicSpinLock<true>* lock)
+template <bool kChecked>
+LOCKCHECK_WRAPPER_ void spin_unlock_irq(lockcheck::BasicSpinLock<kChecked>* lock)
     __releases(lock) {
   lock->UnlockIrqrestore(0);
 }
-LOCKCHECK_WRAPPER_ int spin_is_locked(const lockcheck::BasicSpinLock<true>* lock) {
-  return lock->IsLocked() ? 1 : 0;
-}
-
-// ---- Unchecked lock: the atomic operations and nothing else --------------
-LOCKCHECK_WRAPPER_ void spin_lock(lockcheck::BasicSpinLock<false>* lock)
-    __acquires(lock) {
-  lock->Lock();
-}
-LOCKCHECK_WRAPPER_ void spin_lock_nested(lockcheck::BasicSpinLock<false>* lock,
-                                         int /*subclass*/) __acquires(lock) {
-  lock->Lock();
-}
-LOCKCHECK_WRAPPER_ void spin_unlock(lockcheck::BasicSpinLock<false>* lock)
-    __releases(lock) {
-  lock->Unlock();
-}
-LOCKCHECK_WRAPPER_ int spin_trylock(lockcheck::BasicSpinLock<false>* lock)
-    ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(1, lock) {
-  return lock->TryLock() ? 1 : 0;
-}
-LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave(
-    lockcheck::BasicSpinLock<false>* lock) __acquires(lock) {
-  lock->Lock();
-  return 0;
-}
-LOCKCHECK_WRAPPER_ unsigned long _spin_lock_irqsave_nested(
-    lockcheck::BasicSpinLock<false>* lock, int /*subclass*/) __acquires(lock) {
-  lock->Lock();
-  return 0;
-}
-LOCKCHECK_WRAPPER_ void spin_unlock_irqrestore(
-    lockcheck::BasicSpinLock<false>* lock, unsigned long /*flags*/)
-    __releases(lock) {
-  lock->Unlock();
-}
-LOCKCHECK_WRAPPER_ void spin_lock_irq(lockcheck::BasicSpinLock<false>* lock)
-    __acquires(lock) {
-  lock->Lock();
-}
-LOCKCHECK_WRAPPER_ void spin_unlock_irq(lockcheck::BasicSpinLock<false>* lock)
-    __releases(lock) {
-  lock->Unlock();
-}
-LOCKCHECK_WRAPPER_ int spin_is_locked(
-    const lockcheck::BasicSpinLock<false>* lock) {
+template <bool kChecked>
+LOCKCHECK_WRAPPER_ int spin_is_locked(const lockcheck::BasicSpinLock<kChecked>* lock) {
   return lock->IsLocked() ? 1 : 0;
 }
 

@@ -55,10 +55,7 @@ def parse(argv):
 
 def build(labels, config=None):
     try:
-        subprocess.run(["bazel", "build", *([f"--config={config}"] if config else []),
-                        "--ui_event_filters=-info,-stdout", "--noshow_progress", *labels],
-                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True)
+        bazel.build(labels, config, quiet=True)
         return bazel.bin_dir(config)
     except subprocess.CalledProcessError as e:
         sys.stderr.write(e.stderr or "")

@@ -1,12 +1,16 @@
+// lockcheck/internal/graph.cc: see graph.h. The facts are a ClassGraph
+// (class_graph.h); this file is the policy around it: the mutex, the
+// first-seen stacks, the rules and their reports.
 #include "lockcheck/internal/graph.h"
 
 #include <algorithm>
-#include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "lockcheck/internal/class_graph.h"
 #include "lockcheck/internal/classes.h"
 #include "lockcheck/internal/reporting.h"
 #include "lockcheck/internal/stack.h"
@@ -16,9 +20,11 @@ namespace lockcheck {
 namespace internal {
 namespace {
 
-// Only under graph_mu (inside a TsanIgnoreScope).
+// Only under graph_mu (inside a TsanIgnoreScope): the facts (a pure graph)
+// and where each was first seen. g_classes[] mirrors the facts in relaxed
+// atomics for the acquire fast path (classes.h), written here only.
 struct Graph {
-  uint64_t pred[kMaxClasses][kClassWords] = {};  // reverse of g_classes[].succ
+  ClassGraph facts;
   std::unordered_map<uint32_t, StackTrace> edge_first;   // EdgeKey -> stack
   std::unordered_map<uint32_t, StackTrace> usage_first;  // UsageKey -> stack
 };
@@ -40,38 +46,13 @@ uint32_t UsageKey(int cls, uint8_t bit) { return static_cast<uint32_t>(cls) * 4 
 
 constexpr uint8_t kBothUsages = kUsedInHardirq | kEnabledHardirq;
 
-// Breadth-first search from `start` along order edges (forward) or against
-// them, for the nearest class satisfying `goal` (start included). Returns the
-// classes from `start` to it, or nothing. Shortest paths keep reports short.
-template <typename Goal>
-std::vector<int> Search(const Graph& g, int start, bool forward, Goal goal) {
-  const int n = ClassLimit();
-  std::vector<int> parent(n, 0);  // 0: not visited (class ids start at 1)
-  std::deque<int> queue{start};
-  parent[start] = start;
-  while (!queue.empty()) {
-    int u = queue.front();
-    queue.pop_front();
-    if (goal(u)) {
-      std::vector<int> path{u};
-      while (u != start) path.push_back(u = parent[u]);
-      std::reverse(path.begin(), path.end());
-      return path;
-    }
-    for (int w = 0; w < kClassWords && w * 64 < n; ++w) {
-      uint64_t bits = forward ? g_classes[u].succ[w].load(std::memory_order_relaxed)
-                              : g.pred[u][w];
-      while (bits != 0) {
-        int v = w * 64 + __builtin_ctzll(bits);
-        bits &= bits - 1;
-        if (v < n && parent[v] == 0) {
-          parent[v] = u;
-          queue.push_back(v);
-        }
-      }
-    }
-  }
-  return {};
+// The nearest class from `start` (included) satisfying `goal`, along order
+// edges (forward) or against them: the classes on the way, or nothing.
+std::vector<int> Search(const Graph& g, int start, bool forward,
+                        const std::function<bool(int)>& goal) {
+  return g.facts.ShortestPath(
+      start, forward ? ClassGraph::Direction::kForward : ClassGraph::Direction::kBackward,
+      ClassLimit(), goal);
 }
 
 // The first-seen stack of each edge of `path`; `new_edge` (index of the edge
@@ -162,14 +143,14 @@ void AddDependency(int from, const void* from_lock, int to, const void* to_lock)
   {
     IgnoredLockGuard guard(graph_mu);
     Graph& g = TheGraph();
-    if (HasEdge(from, to)) return;  // another thread was first
+    if (g.facts.HasEdge(from, to)) return;  // another thread was first
     cycle = Search(g, to, /*forward=*/true, [from](int c) { return c == from; });
     cycle_stacks = EdgeStacks(g, cycle, -1, here);
     std::vector<int> back = Search(g, from, /*forward=*/false,
-                                   [](int c) { return HasUsage(c, kUsedInHardirq); });
+                                   [&g](int c) { return g.facts.HasUsage(c, kUsedInHardirq); });
     if (!back.empty()) {
       std::vector<int> fwd = Search(g, to, /*forward=*/true,
-                                    [](int c) { return HasUsage(c, kEnabledHardirq); });
+                                    [&g](int c) { return g.facts.HasUsage(c, kEnabledHardirq); });
       // S == U is one class in both states: kIrqSafety, reported on its own.
       if (!fwd.empty() && back.back() != fwd.back()) {
         irq.chain.assign(back.rbegin(), back.rend());
@@ -180,9 +161,9 @@ void AddDependency(int from, const void* from_lock, int to, const void* to_lock)
         irq.unsafe_use = UsageStack(g, irq.chain.back(), kEnabledHardirq);
       }
     }
+    g.facts.AddEdge(from, to);
     g_classes[from].succ[to >> 6].fetch_or(uint64_t{1} << (to & 63),
                                            std::memory_order_relaxed);
-    g.pred[to][from >> 6] |= uint64_t{1} << (from & 63);
     g.edge_first.emplace(EdgeKey(from, to), here);
   }
 
@@ -210,15 +191,15 @@ void MarkUsage(int cls, uint8_t bit, const void* lock) {
   {
     IgnoredLockGuard guard(graph_mu);
     Graph& g = TheGraph();
-    if (HasUsage(cls, bit)) return;
+    if (!g.facts.AddUsage(cls, bit)) return;  // another thread was first
     g_classes[cls].usage.fetch_or(bit, std::memory_order_relaxed);
     g.usage_first.emplace(UsageKey(cls, bit), here);
-    if (HasUsage(cls, other)) {
+    if (g.facts.HasUsage(cls, other)) {
       inconsistent = true;
       other_use = UsageStack(g, cls, other);
     } else if (bit == kUsedInHardirq) {
       irq.chain = Search(g, cls, /*forward=*/true,
-                         [](int c) { return HasUsage(c, kEnabledHardirq); });
+                         [&g](int c) { return g.facts.HasUsage(c, kEnabledHardirq); });
       if (!irq.chain.empty()) {
         irq.safe_use = here;
         irq.safe_is_now = true;
@@ -226,7 +207,7 @@ void MarkUsage(int cls, uint8_t bit, const void* lock) {
       }
     } else {
       std::vector<int> back = Search(g, cls, /*forward=*/false,
-                                     [](int c) { return HasUsage(c, kUsedInHardirq); });
+                                     [&g](int c) { return g.facts.HasUsage(c, kUsedInHardirq); });
       if (!back.empty()) {
         irq.chain.assign(back.rbegin(), back.rend());
         irq.safe_use = UsageStack(g, irq.chain.front(), kUsedInHardirq);
@@ -260,10 +241,10 @@ void ResetGraph() {
   // Only classes made so far can have edges or usage: the controlled
   // scheduler resets before every execution, and all 1024 cost ~0.4 ms.
   const int n = ClassLimit();
+  g.facts.Clear(n);
   for (int c = 0; c < n; ++c) {
     g_classes[c].usage.store(0, std::memory_order_relaxed);
     for (std::atomic<uint64_t>& w : g_classes[c].succ) w.store(0, std::memory_order_relaxed);
-    std::fill(std::begin(g.pred[c]), std::end(g.pred[c]), 0);
   }
   g.edge_first.clear();
   g.usage_first.clear();

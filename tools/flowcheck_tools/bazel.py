@@ -21,9 +21,15 @@ def output(*args, cwd=ROOT):
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
 
 
-def build(labels, config=None, cwd=ROOT):
-    """bazel build [--config=config] labels, its progress on the terminal."""
-    subprocess.run(["bazel", "build", *_config_flags(config), *labels], cwd=cwd, check=True)
+def build(labels, config=None, cwd=ROOT, quiet=False):
+    """bazel build [--config=config] labels, its progress on the terminal; or,
+    quiet, nothing printed: bazel's errors are then the raised error's stderr."""
+    if not quiet:
+        subprocess.run(["bazel", "build", *_config_flags(config), *labels], cwd=cwd, check=True)
+        return
+    subprocess.run(["bazel", "build", *_config_flags(config), "--ui_event_filters=-info,-stdout",
+                    "--noshow_progress", *labels], cwd=cwd, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
 def bin_dir(config=None, cwd=ROOT):
