@@ -3,7 +3,7 @@
 # Installs whatever is missing (tools/bootstrap.sh), then runs every test in
 # the default config and under ThreadSanitizer, then in upstream mode (the
 # kernel's own tid_rdma.c functions, docs/upstream.md) under ThreadSanitizer
-# with the proof that a changed kernel text fails, then with the hfi2 driver
+# on Debian's 6.1 and 6.12 texts, with the proof that a changed kernel text fails, then with the hfi2 driver
 # profile on an hfi2-shaped text generated from hfi1's (default and TSan).
 # Extra arguments are passed to every `bazel test` run, e.g.
 # tools/test.sh --test_output=all.
@@ -28,6 +28,9 @@ bazel test --config=tsan //... "$@"
 
 echo "=== bazel test --config=upstream --config=tsan //... (the kernel's tid_rdma.c functions)"
 bazel test --config=upstream --config=tsan //... "$@"
+echo "=== bazel test --config=upstream --config=tsan //... on linux-source-6.12 (a second real tree)"
+bazel test --config=upstream --config=tsan \
+  --repo_env=FLOWCHECK_KERNEL_SRC=third_party/src/linux-hfi1-6.12 //... "$@"
 echo "=== upstream/prove_real_text.sh (a changed kernel text fails a test)"
 upstream/prove_real_text.sh --config=tsan "$@"
 
