@@ -2,8 +2,14 @@
 // CheckInvariants' (kInvariantIds) and the reference properties'
 // (kPropertyIds) - each with the table's one-line meaning; and the
 // comparison itself notices a drifted doc.
+#include <set>
 #include <string>
 #include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 
 #include "core/check_id.h"
 #include "core/check_id_doc.h"
@@ -25,6 +31,56 @@ TEST(CheckIdsDoc, CoreMdListsEveryCoreIdWithItsMeaning) {
   std::string doc;
   ASSERT_TRUE(ReadTextFile("docs/core.md", &doc));
   EXPECT_THAT(CompareIdTables(rows, doc), IsEmpty());
+}
+
+// The ids of the rows of docs/kernel-invariants.md's tables that have a
+// "Checked by" column: the rules flowcheck claims to check.
+std::set<std::string> CheckedRuleIds(const std::string& doc) {
+  std::set<std::string> ids;
+  bool checked_table = false;
+  for (absl::string_view line : absl::StrSplit(doc, '\n')) {
+    if (!absl::StartsWith(line, "|")) {
+      checked_table = false;
+      continue;
+    }
+    if (absl::StartsWith(line, "| Id |")) {
+      checked_table = absl::StrContains(line, "| Checked by |");
+      continue;
+    }
+    std::vector<std::string> cells = absl::StrSplit(line, '|');
+    if (checked_table && cells.size() > 2) {
+      std::string id(absl::StripAsciiWhitespace(cells[1]));
+      if (!id.empty() && id.find('-') == std::string::npos) ids.insert(id);
+    }
+  }
+  return ids;
+}
+
+TEST(CheckIdsDoc, KernelInvariantsMdChecksExactlyCoreInvariantIds) {
+  std::string doc;
+  ASSERT_TRUE(ReadTextFile("docs/kernel-invariants.md", &doc));
+  // CheckInvariants' rule families (F, W); ARG (argument checks) is no
+  // kernel rule, and the L rules are lockcheck's (lock_contract_test).
+  std::set<std::string> core;
+  std::set<char> families;
+  for (const auto& row : kInvariantIds) {
+    if (std::string(row.id) == "ARG") continue;
+    core.insert(row.id);
+    families.insert(row.id[0]);
+  }
+  std::set<std::string> doc_ids;
+  for (const std::string& id : CheckedRuleIds(doc)) {
+    if (families.count(id[0])) doc_ids.insert(id);
+  }
+  EXPECT_EQ(doc_ids, core)
+      << "docs/kernel-invariants.md's tables with a 'Checked by' column must list exactly "
+         "CheckInvariants' F and W ids (core/invariants.h kInvariantIds)";
+}
+
+TEST(CheckIdsDoc, CheckedRuleIdsReadsOnlyCheckedTables) {
+  EXPECT_EQ(CheckedRuleIds("| Id | Rule | Checked by |\n|---|---|---|\n| F1 | r | x |\n\n"
+                           "| Id | Rule |\n|---|---|\n| G1 | r |\n"),
+            (std::set<std::string>{"F1"}));
 }
 
 enum class Toy { kA, kB, kCount };
