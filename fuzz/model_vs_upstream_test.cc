@@ -21,14 +21,7 @@ namespace {
 using oracle::Lockstep;
 using oracle::Op;
 using oracle::OpKind;
-
-std::vector<std::string> DifferentialLines(const std::vector<std::string>& diffs) {
-  std::vector<std::string> out;
-  for (const std::string& d : diffs) {
-    if (d.rfind("differential: ", 0) == 0) out.push_back(d);
-  }
-  return out;
-}
+using diff::DifferentialLines;
 
 // Forwards to core's model but drops the first clear_hw_flow of a program.
 class SkipFirstClear : public Lockstep::Mirror {

@@ -23,15 +23,6 @@ using oracle::Lockstep;
 using oracle::Op;
 using oracle::OpKind;
 
-std::vector<std::string> DifferentialLines(const std::vector<std::string>& diffs) {
-  std::vector<std::string> out;
-  for (const std::string& d : diffs) {
-    if (d.rfind("differential: ", 0) == 0 || d.find("core's model returned") != std::string::npos)
-      out.push_back(d);
-  }
-  return out;
-}
-
 class DiffTest : public ::testing::Test {
  protected:
   DiffTest() : ls_(3, 42), mirror_(MakeCoreModelMirror(3, 42)) { ls_.set_mirror(mirror_.get()); }

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/oracle/lockstep.h"
 
@@ -22,6 +24,20 @@ namespace diff {
 // A mirror of a Lockstep(num_qps, seed): same QPs, same seed. Defined in the
 // model instance (not renamed: only that instance defines it).
 std::unique_ptr<oracle::Lockstep::Mirror> MakeCoreModelMirror(int num_qps, uint64_t seed);
+
+// The lines of a Lockstep result's diffs (Step's or Compare's) that say the
+// two worlds disagree: this mirror's state differences ("differential: ...")
+// and Lockstep's line for a return value the mirror's call did not match
+// ("...: returned X, core's model returned Y"). Tests and reports use it to
+// tell a differential finding from an oracle one.
+inline std::vector<std::string> DifferentialLines(const std::vector<std::string>& diffs) {
+  std::vector<std::string> out;
+  for (const std::string& d : diffs) {
+    if (d.rfind("differential: ", 0) == 0 || d.find("core's model returned") != std::string::npos)
+      out.push_back(d);
+  }
+  return out;
+}
 
 }  // namespace diff
 }  // namespace flowcheck
