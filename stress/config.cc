@@ -53,6 +53,7 @@ std::string Validate(const StressConfig& c) {
   if (c.sched_free_flows < 1 || c.sched_free_flows > 32) {
     return "--sched_free_flows must be in 1..32";
   }
+  if (c.max_steps < 0) return "--max_steps must be >= 0 (0: derived from the program's size)";
   if (Controlled(c) && c.threads + 1 + c.workers > 64) {
     return "--sched: at most 64 threads (--threads + rcv-irq + --workers)";
   }
@@ -109,6 +110,7 @@ std::vector<std::string> RerunFlags(const StressConfig& c) {
   if (c.sched_free_flows != d.sched_free_flows) {
     f.push_back(absl::StrCat("--sched_free_flows=", c.sched_free_flows));
   }
+  if (c.max_steps != d.max_steps) f.push_back(absl::StrCat("--max_steps=", c.max_steps));
   return f;
 }
 

@@ -60,6 +60,10 @@ struct StressConfig {
   // Flows left free when an execution starts (the others are held as bare
   // flows, spread over the op threads): a few ops then contend for them.
   int sched_free_flows = 1;
+  // An execution with more decisions than this fails [step-bound] (a
+  // livelock or starvation). 0: derived from the program's size,
+  // DefaultMaxSteps(): an execution's decisions grow with its ops.
+  int64_t max_steps = 0;
   // Where a failing execution's schedule file goes (sched/run.h): a file or
   // a directory; "" = the directory the command was run in.
   std::string schedule_out;
@@ -90,6 +94,19 @@ std::string RerunCommand(const StressConfig& c);
 
 // True unless sched is "off".
 inline bool Controlled(const StressConfig& c) { return c.sched != "off"; }
+
+// The step bound of a controlled execution when --max_steps is 0: a base
+// plus an allowance per op of the program (each op thread's and rcv-irq's
+// --sched_ops), so that a large program that still makes progress is not
+// taken for a livelock. docs/stress.md says how the allowance was measured.
+inline int64_t DefaultMaxSteps(const StressConfig& c) {
+  constexpr int64_t kBase = 10000, kPerOp = 200;
+  return kBase + kPerOp * (c.threads + (c.irq_thread ? 1 : 0)) * c.sched_ops;
+}
+// --max_steps, or DefaultMaxSteps when it is 0.
+inline int64_t MaxSteps(const StressConfig& c) {
+  return c.max_steps > 0 ? c.max_steps : DefaultMaxSteps(c);
+}
 
 // True when built with ThreadSanitizer.
 bool BuiltWithTsan();

@@ -366,6 +366,7 @@ ControlledResult RunControlled(const StressConfig& input, const std::string& rep
     o.pct_depth = c.sched_depth;
     o.max_preemptions = c.max_preemptions;
     o.max_seconds = c.seconds;
+    o.max_steps = static_cast<uint64_t>(MaxSteps(c));
     o.params = ParamsOf(c);
     o.params.erase("execution");
     if (c.sched_executions > 0) {

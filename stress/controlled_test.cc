@@ -67,6 +67,27 @@ TEST(Controlled, WithTheFlushHandoffTheSameBudgetPasses) {
   EXPECT_GT(r.stats.counters.at("give_up"), 0u);
 }
 
+// A large program that still makes progress is no livelock: the default
+// step bound grows with the program's ops (this 40 x 64 program takes 10 000
+// to 20 000 decisions an execution). With the old fixed bound of 10 000 the
+// same run fails [step-bound].
+TEST(Controlled, TheDefaultStepBoundGrowsWithTheProgram) {
+  StressConfig c = Pct(3);
+  c.sched = "random";
+  c.threads = 40;
+  c.sched_ops = 64;
+  c.workers = 2;
+  c.sched_executions = 2;
+  EXPECT_EQ(MaxSteps(c), 10000 + 200 * (40 + 1) * 64);
+  const ControlledResult r = RunControlled(c, "");
+  EXPECT_EQ(r.status, 0) << r.marker << " " << r.detail;
+  c.max_steps = 10000;
+  EXPECT_EQ(MaxSteps(c), 10000);
+  const ControlledResult bounded = RunControlled(c, "");
+  EXPECT_EQ(bounded.status, 1);
+  EXPECT_EQ(bounded.marker, "step-bound") << bounded.detail;
+}
+
 TEST(Controlled, RandomIsDeterministicPerSeed) {
   StressConfig c = Pct(7);
   c.sched = "random";

@@ -52,6 +52,9 @@ ABSL_FLAG(int, sched_ops, kDefaults.sched_ops, "--sched: ops per thread per exec
 ABSL_FLAG(int, sched_free_flows, kDefaults.sched_free_flows,
           "--sched: flows left free at the start of an execution (the rest held as bare "
           "flows)");
+ABSL_FLAG(int64_t, max_steps, kDefaults.max_steps,
+          "--sched: an execution with more decisions fails [step-bound] (0: 10000 + 200 per op "
+          "of the program, ops = (--threads + rcv-irq) x --sched_ops)");
 ABSL_FLAG(std::string, schedule_out, kDefaults.schedule_out,
           "--sched: where a failing schedule is written (file or directory)");
 ABSL_FLAG(std::string, replay, "",
@@ -145,6 +148,7 @@ StressConfig ConfigFromFlags() {
   c.sched_executions = absl::GetFlag(FLAGS_sched_executions);
   c.sched_ops = absl::GetFlag(FLAGS_sched_ops);
   c.sched_free_flows = absl::GetFlag(FLAGS_sched_free_flows);
+  c.max_steps = absl::GetFlag(FLAGS_max_steps);
   c.schedule_out = absl::GetFlag(FLAGS_schedule_out);
   c.json_out = absl::GetFlag(FLAGS_json_out);
   c.progress_every = absl::GetFlag(FLAGS_progress_every);

@@ -1,7 +1,8 @@
 """The one table of failure markers: which layer spoke, and what it said.
 
 flowcheck's own checks print "flowcheck: FAIL [oracle]", "[invariant F1]",
-"[watchdog]" (fuzz executor, stress driver); lockcheck titles its report
+"[watchdog]" (fuzz executor, stress driver), "[step-bound]" (the controlled
+scheduler's watchdog); lockcheck titles its report
 "======== lockcheck: <rule> on <lock> ========"; the sanitizers, the compiler's
 thread-safety analysis, GoogleTest and libFuzzer (deadly signal, timeout,
 out-of-memory) have their own lines. find(output)
@@ -27,6 +28,9 @@ TABLE = [
     ("oracle", re.compile(r"flowcheck: FAIL \[oracle\]"), "oracle"),
     ("invariant", re.compile(r"flowcheck: FAIL \[invariant ([^\]]+)\]"), "invariant {}"),
     ("watchdog", re.compile(r"flowcheck: FAIL \[watchdog\]"), "watchdog"),
+    # The controlled scheduler's watchdog: an execution that does not end
+    # within --max_steps decisions (a livelock, or a thread that starves).
+    ("watchdog", re.compile(r"flowcheck: FAIL \[step-bound\]"), "watchdog step-bound"),
     ("asan", re.compile(r"ERROR: AddressSanitizer: ([\w-]+)"), "asan {}"),
     ("asan", re.compile(r"runtime error: ([\w ]+)"), "ubsan {}"),
     ("asan", re.compile(r"ERROR: LeakSanitizer: (detected memory leaks)"), "lsan {}"),
