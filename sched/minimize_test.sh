@@ -93,8 +93,15 @@ check "abba: minimized, still the deadlock" 1 $? "$tmp/minab" \
   "^flowcheck: FAIL \[deadlock\] nothing can run and some threads wait$" \
   "^flowcheck: minimize: the minimized schedule replays strictly: reproduced \[deadlock\]"
 
-# Unusable inputs: exit 2, nothing written.
-sed 's/alloc_split/alloc/g' "$input" >"$tmp/fixed.schedule"
+# Unusable inputs: exit 2, nothing written. An edited schedule is refused by
+# its checksum; as a version 1 file (no checksum, no code), the same edit is a
+# program that no longer fails.
+sed 's/alloc_split/alloc/g' "$input" >"$tmp/edited.schedule"
+"$bin" --replay="$tmp/edited.schedule" --minimize >"$tmp/edited" 2>&1
+check "an edited schedule is refused" 2 $? "$tmp/edited" \
+  "checksum mismatch: .*: the file was edited or corrupted"
+sed -e 's/alloc_split/alloc/g' -e 's/^flowcheck-schedule 2$/flowcheck-schedule 1/' \
+  -e '/^code /d' -e '/^checksum /d' "$input" >"$tmp/fixed.schedule"
 "$bin" --replay="$tmp/fixed.schedule" --minimize >"$tmp/fixed" 2>&1
 check "an input that no longer fails is unusable" 2 $? "$tmp/fixed" \
   "fixed.schedule does not reproduce its failure, nothing to minimize"

@@ -1,7 +1,8 @@
-// sched/replay_strategy.cc: follows a schedule file's decision list. Any
-// difference between the execution and the list (a thread not runnable, a
-// different runnable set, decisions left over or missing) is uncontrolled
-// nondeterminism in the scenario, reported as such.
+// sched/replay_strategy.cc: follows a schedule file's decision list, and
+// notes the first decision where the execution differs from it (a different
+// runnable set, decisions left over or missing). What that means is the
+// run's call (run.cc): nondeterminism when the code is the same, a changed
+// code's own behaviour otherwise.
 #include <memory>
 #include <string>
 #include <utility>
@@ -31,19 +32,28 @@ class ReplayStrategy : public Strategy {
   bool BeginExecution(uint64_t index) override { return index == 0; }
 
   int Choose(const Decision& d, std::string* divergence) override {
+    (void)divergence;  // never refuses: the run judges the divergence
     if (d.step >= decisions_.size()) {
-      *divergence = "the execution needs decision " + std::to_string(d.step) +
-                    " but the schedule has only " + std::to_string(decisions_.size()) +
-                    " (runnable " + Mask(d.runnable) + ")";
-      return -1;
+      Diverge(d.step, "the execution needs decision " + std::to_string(d.step) +
+                          " but the schedule has only " + std::to_string(decisions_.size()) +
+                          " (runnable " + Mask(d.runnable) + ")");
+    } else if (decisions_[d.step].runnable != d.runnable) {
+      Diverge(d.step, "at decision " + std::to_string(d.step) + " the runnable threads are " +
+                          Mask(d.runnable) + ", the schedule recorded " +
+                          Mask(decisions_[d.step].runnable));
     }
-    const ScheduledDecision& s = decisions_[d.step];
-    if (s.runnable != d.runnable) {
-      *divergence = "at decision " + std::to_string(d.step) + " the runnable threads are " +
-                    Mask(d.runnable) + ", the schedule recorded " + Mask(s.runnable);
-      return -1;
+    if (d.step < decisions_.size() && (d.runnable >> decisions_[d.step].thread & 1)) {
+      return decisions_[d.step].thread;
     }
-    return s.thread;
+    if (d.current_runnable) return d.current;
+    return __builtin_ctzll(d.runnable);
+  }
+
+  bool Divergence(uint64_t* step, std::string* how) const override {
+    if (!diverged_) return false;
+    *step = divergence_step_;
+    *how = divergence_;
+    return true;
   }
 
   std::string Summary(uint64_t executions, bool failed) const override {
@@ -52,7 +62,17 @@ class ReplayStrategy : public Strategy {
   }
 
  private:
+  void Diverge(uint64_t step, std::string how) {
+    if (diverged_) return;
+    diverged_ = true;
+    divergence_step_ = step;
+    divergence_ = std::move(how);
+  }
+
   const std::vector<ScheduledDecision> decisions_;
+  bool diverged_ = false;
+  uint64_t divergence_step_ = 0;
+  std::string divergence_;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -108,6 +109,51 @@ std::unique_ptr<Strategy> MakeStrategy(const Options& o, std::string* error) {
   return nullptr;
 }
 
+// Compares a replayed execution with its schedule (run.h, "Replay
+// outcomes"). Returns false if it followed the schedule and ended as
+// recorded; otherwise true, with *e rewritten as the outcome says.
+bool JudgeReplay(const Options& o, const Strategy& strategy, uint64_t code_hash,
+                 internal::Outcome* e, Printer* print) {
+  const Schedule& s = o.replay;
+  const auto outcome = [](bool failed, const std::string& kind) {
+    return "[" + (failed ? kind : std::string("passed")) + "]";
+  };
+  uint64_t at = 0;
+  std::string how, where;
+  if (strategy.Divergence(&at, &how)) {
+    where = "the schedule diverged at decision " + std::to_string(at) + " (" + how + ")";
+  } else if (e->decisions.size() != s.decisions.size()) {
+    where = "the schedule diverged at decision " +
+            std::to_string(std::min(e->decisions.size(), s.decisions.size())) +
+            " (the execution ended after " + std::to_string(e->decisions.size()) +
+            " decisions; the schedule has " + std::to_string(s.decisions.size()) + ")";
+  } else if (e->trace_hash != s.trace_hash || e->kind != s.failure) {
+    where = "the schedule's " + std::to_string(s.decisions.size()) +
+            " decisions were all taken, but trace hash " + TraceHashHex(e->trace_hash) + " " +
+            outcome(e->failed, e->kind) + ", the schedule recorded " + TraceHashHex(s.trace_hash) +
+            " [" + s.failure + "]";
+  } else {
+    return false;
+  }
+  if (s.code != 0 && s.code == code_hash) {
+    e->report =
+        "The replayed execution did not follow its schedule on the very code that recorded it: "
+        "something in the scenario is not a function of the schedule.\nIts own outcome: " +
+        (e->failed ? "[" + e->kind + "] " + e->line : std::string("passed")) + "\n" + e->report;
+    e->failed = true;
+    e->kind = "nondeterminism";
+    e->line = "uncontrolled nondeterminism: " + where;
+  } else if (!e->failed) {
+    print->Line("flowcheck: replay: does not reproduce: passed; " + where +
+                (s.code == 0 ? " [a version 1 schedule records no code to compare]"
+                             : " [the code changed since it was recorded]"));
+  } else {
+    print->Line("flowcheck: replay: the code changed since the schedule was recorded and " + where +
+                "; the execution fails otherwise:");
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string TraceHashHex(uint64_t hash) {
@@ -147,6 +193,7 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
     return result;
   }
 
+  const uint64_t code_hash = o.code_hash != 0 ? o.code_hash : ExecutableHash();
   std::unique_ptr<internal::Switcher> switcher = o.backend == "baton"
                                                      ? internal::MakeBatonSwitcher()
                                                      : internal::MakeFiberSwitcher(o.stack_size);
@@ -162,6 +209,7 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
                o.max_seconds;
   };
+  bool replay_differed = false;
   for (uint64_t i = 0; !out_of_time() && strategy->BeginExecution(i); ++i) {
     internal::Outcome e = runtime.RunExecution(setup);
     strategy->EndExecution(e.steps, e.threads);
@@ -171,30 +219,7 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
     result.decisions = e.decisions;
     trace = std::move(e.trace);
     if (e.failed && o.wanted_failure && !o.wanted_failure(e.kind, e.line)) e.failed = false;
-    if (replay) {
-      const Schedule& s = o.replay;
-      std::string diverged;
-      if (e.kind == "nondeterminism") {
-        // already says where
-      } else if (e.decisions.size() != s.decisions.size()) {
-        diverged = "the execution ended after " + std::to_string(e.decisions.size()) +
-                   " decisions; the schedule has " + std::to_string(s.decisions.size());
-      } else if (e.trace_hash != s.trace_hash || e.kind != s.failure) {
-        diverged = "trace hash " + TraceHashHex(e.trace_hash) + " [" +
-                   (e.failed ? e.kind : std::string("passed")) + "], the schedule recorded " +
-                   TraceHashHex(s.trace_hash) + " [" + s.failure + "]";
-      }
-      if (!diverged.empty()) {
-        e.report =
-            "The replayed execution took the recorded decisions but did not behave the "
-            "same: something in the scenario is not a function of the schedule.\n"
-            "Its own outcome: " +
-            (e.failed ? "[" + e.kind + "] " + e.line : "passed") + "\n" + e.report;
-        e.failed = true;
-        e.kind = "nondeterminism";
-        e.line = "uncontrolled nondeterminism: " + diverged;
-      }
-    }
+    if (replay) replay_differed = JudgeReplay(o, *strategy, code_hash, &e, &print);
     if (e.failed) {
       result.failed = true;
       result.failure_kind = e.kind;
@@ -221,6 +246,7 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
         s.lockcheck_reports = o.lockcheck_reports;
         s.failure = e.kind;
         s.trace_hash = e.trace_hash;
+        s.code = code_hash;
         s.decisions = e.decisions;
         const std::string path = SchedulePath(o, i);
         if ((result.schedule_error = WriteScheduleFile(path, s)).empty()) {
@@ -236,12 +262,12 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
       print.Line("flowcheck: trace hash " + TraceHashHex(e.trace_hash));
       break;
     }
-    if (replay) {
+    if (replay && !replay_differed) {
       print.Line("flowcheck: replay: the execution followed the schedule and passed, as recorded");
     }
     if (o.verbosity >= 1) print.Line("flowcheck: trace hash " + TraceHashHex(e.trace_hash));
   }
-  if (replay && result.failed && result.failure_kind != "nondeterminism") {
+  if (replay && result.failed && !replay_differed) {
     print.Line("flowcheck: replay: reproduced [" + result.failure_kind + "], trace hash " +
                TraceHashHex(result.last_trace_hash) + " as recorded");
   }

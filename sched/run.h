@@ -28,7 +28,19 @@
 // max_steps decisions: a livelock or starvation), "check" (sched::Fail /
 // SCHED_CHECK), "lockcheck" (a lockcheck report, e.g. lock-order-inversion),
 // "exception" (a logical thread let an exception escape), "nondeterminism"
-// (the execution did not follow its schedule: replay or dfs prefix).
+// (the execution did not follow its schedule on the code that recorded it:
+// replay on the same executable, or a dfs prefix).
+//
+// Replay outcomes (strategy "replay"; the schedule's `code` against this
+// executable's):
+//   the execution follows the schedule and fails as recorded:
+//     "flowcheck: replay: reproduced [<kind>], trace hash <hex> as recorded"
+//   it differs from the schedule, on the same code: FAIL [nondeterminism];
+//   it differs, on changed code (or a version 1 file, which records none),
+//   and passes: not a failure, and
+//     "flowcheck: replay: does not reproduce: passed; the schedule diverged at decision N (...)"
+//   it differs, on changed code, and fails otherwise: that failure, after
+//     "flowcheck: replay: the code changed and the schedule diverged at decision N (...)".
 //
 // Contract: one Run at a time per process. For its duration Run owns
 // lockcheck's process-wide state: it installs lockcheck's schedule hook (and
@@ -70,6 +82,9 @@ struct Options {
   uint64_t max_executions = 1000;  // random, pct; dfs: 0 = until exhausted
   Schedule replay;
   std::string replay_path;  // for messages: where `replay` came from
+  // Which code runs: recorded in schedule files, compared on replay. 0: this
+  // executable's hash (ExecutableHash()); tests set it to pose as changed code.
+  uint64_t code_hash = 0;
 
   // Parameters that differ per execution (inputs the scenario draws from
   // (seed, execution), e.g. each thread's op list): merged over `params` in

@@ -42,9 +42,16 @@ bool ParsePair(const std::string& s, std::string* key, std::string* value) {
   return true;
 }
 
-}  // namespace
+// FNV-1a 64.
+uint64_t Fnv(const std::string& text, uint64_t h = 0xcbf29ce484222325ull) {
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
 
-std::string FormatSchedule(const Schedule& s) {
+// Everything a version 2 file records but its checksum line and 'end': the
+// checksum is taken over exactly this text, re-formatted from what was
+// parsed, so comments and line breaks do not matter, every value does.
+std::string Body(const Schedule& s) {
   std::string o;
   o += "flowcheck-schedule " + std::to_string(kScheduleFormatVersion) + "\n";
   o += "# A controlled execution of a flowcheck scenario; replay: tools/reproduce.sh FILE\n";
@@ -61,6 +68,7 @@ std::string FormatSchedule(const Schedule& s) {
   o += "lockcheck-reports " + s.lockcheck_reports + "\n";
   o += "failure " + s.failure + "\n";
   o += "trace-hash " + Hex(s.trace_hash) + "\n";
+  o += "code " + Hex(s.code) + "\n";
   o += "decisions " + std::to_string(s.decisions.size()) + "\n";
   for (size_t i = 0; i < s.decisions.size(); ++i) {
     char buf[40];
@@ -68,8 +76,29 @@ std::string FormatSchedule(const Schedule& s) {
     o += buf;
     o += (i + 1) % kDecisionsPerLine == 0 || i + 1 == s.decisions.size() ? "\n" : " ";
   }
-  o += "end\n";
   return o;
+}
+
+}  // namespace
+
+uint64_t ExecutableHash() {
+  static const uint64_t hash = [] {
+    std::ifstream f("/proc/self/exe", std::ios::binary);
+    if (!f) return uint64_t{0};
+    uint64_t h = 0xcbf29ce484222325ull;
+    char buf[1 << 16];
+    while (f.read(buf, sizeof buf) || f.gcount() > 0) {
+      h = Fnv(std::string(buf, static_cast<size_t>(f.gcount())), h);
+      if (!f) break;
+    }
+    return h;
+  }();
+  return hash;
+}
+
+std::string FormatSchedule(const Schedule& s) {
+  const std::string body = Body(s);
+  return body + "checksum " + Hex(Fnv(body)) + "\nend\n";
 }
 
 bool ParseSchedule(const std::string& text, Schedule* out, std::string* error) {
@@ -83,25 +112,32 @@ bool ParseSchedule(const std::string& text, Schedule* out, std::string* error) {
   };
   std::set<std::string> seen;
   bool header = false, in_decisions = false, ended = false;
-  uint64_t expected_decisions = 0;
+  uint64_t expected_decisions = 0, version = 0;
+  std::string checksum;  // as written (version 2)
+  int checksum_line = 0;
   while (std::getline(in, line)) {
     ++lineno;
     if (line.empty() || line[0] == '#') continue;
     if (ended) return fail("text after 'end'");
     if (!header) {
-      uint64_t version = 0;
       if (line.rfind("flowcheck-schedule ", 0) != 0 || !ParseU64(line.substr(19), 10, &version)) {
         return fail("not a flowcheck schedule file (expected 'flowcheck-schedule " +
                     std::to_string(kScheduleFormatVersion) + "' first)");
       }
-      if (version != kScheduleFormatVersion) {
-        return fail("format version " + std::to_string(version) + "; this build reads version " +
+      if (version != 1 && version != kScheduleFormatVersion) {
+        return fail("format version " + std::to_string(version) + "; this build reads versions 1 and " +
                     std::to_string(kScheduleFormatVersion));
       }
       header = true;
       continue;
     }
     if (in_decisions) {
+      if (line.rfind("checksum ", 0) == 0 && version >= 2) {
+        if (!checksum.empty()) return fail("'checksum' given twice");
+        checksum = line.substr(9);
+        checksum_line = lineno;
+        continue;
+      }
       if (line == "end") {
         if (s.decisions.size() != expected_decisions) {
           return fail("'decisions " + std::to_string(expected_decisions) + "' but " +
@@ -110,6 +146,7 @@ bool ParseSchedule(const std::string& text, Schedule* out, std::string* error) {
         ended = true;
         continue;
       }
+      if (!checksum.empty()) return fail("decisions after 'checksum'");
       std::istringstream tokens(line);
       std::string tok;
       while (tokens >> tok) {
@@ -163,6 +200,10 @@ bool ParseSchedule(const std::string& text, Schedule* out, std::string* error) {
       if (value.size() != 16 || !ParseU64(value, 16, &s.trace_hash)) {
         return fail("'trace-hash' is not 16 hex digits: " + value);
       }
+    } else if (key == "code" && version >= 2) {
+      if (value.size() != 16 || !ParseU64(value, 16, &s.code)) {
+        return fail("'code' is not 16 hex digits: " + value);
+      }
     } else if (key == "decisions") {
       if (!ParseU64(value, 10, &expected_decisions)) return fail("'decisions' is not a number");
       in_decisions = true;
@@ -178,6 +219,17 @@ bool ParseSchedule(const std::string& text, Schedule* out, std::string* error) {
       lineno = 0;
       *error = std::string("missing '") + required + "'";
       return false;
+    }
+  }
+  if (version >= 2) {
+    lineno = checksum_line;
+    if (seen.count("code") == 0) return fail("missing 'code'");
+    if (checksum.empty()) return fail("missing 'checksum' (before 'end')");
+    const std::string want = Hex(Fnv(Body(s)));
+    if (checksum != want) {
+      return fail("checksum mismatch: the file records " + checksum + ", its content gives " +
+                  want + ": the file was edited or corrupted (a schedule is replayed only as "
+                  "it was written)");
     }
   }
   *out = std::move(s);

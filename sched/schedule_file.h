@@ -7,8 +7,12 @@
 // the trace hash, and the decision list: at every decision, the thread chosen
 // and the set of threads that were runnable. Replaying the decisions must
 // give the same runnable sets, the same trace hash and the same failure; if
-// not, the scenario has uncontrolled nondeterminism. The text format
-// (version 1) is specified in docs/sched.md.
+// not, the scenario has uncontrolled nondeterminism - when the code is the
+// same: the file records which executable wrote it (`code`), and a replay on
+// changed code that no longer fails is a fix, not nondeterminism. A checksum
+// over everything the file records makes an edited or corrupted file an
+// error, never a replay. The text format (version 2; version 1 files, without
+// code and checksum, are still read) is specified in docs/sched.md.
 //
 // Files are written only through common/atomic_file.h.
 #ifndef FLOWCHECK_SCHED_SCHEDULE_FILE_H_
@@ -21,7 +25,7 @@
 
 namespace sched {
 
-inline constexpr int kScheduleFormatVersion = 1;
+inline constexpr int kScheduleFormatVersion = 2;
 
 struct ScheduledDecision {
   int thread = 0;         // the thread chosen
@@ -45,14 +49,25 @@ struct Schedule {
   std::string lockcheck_reports = "end";  // Options::lockcheck_reports
   std::string failure;                    // failure kind, e.g. "deadlock", "check"
   uint64_t trace_hash = 0;
+  // The executable that recorded it (ExecutableHash()); 0: unknown (a
+  // version 1 file).
+  uint64_t code = 0;
   std::vector<ScheduledDecision> decisions;
 };
+
+// FNV-1a 64 of this process's executable (/proc/self/exe), computed once;
+// 0 if it cannot be read. Two builds of the same source give the same value
+// (Bazel's builds are deterministic); any change to the code changes it.
+uint64_t ExecutableHash();
 
 // The file's text.
 std::string FormatSchedule(const Schedule& s);
 
 // Parses a schedule file's text. On error returns false and sets *error to
-// one line naming the line number and what is wrong.
+// one line naming the line number and what is wrong; a version 2 file whose
+// checksum does not match its content is such an error ("checksum
+// mismatch: the file was edited or corrupted"). Comment lines ('#') and
+// blank lines are accepted anywhere, before the header too.
 bool ParseSchedule(const std::string& text, Schedule* out, std::string* error);
 
 // Reads and parses `path`; errors name the path.

@@ -232,8 +232,9 @@ TEST_P(StrategiesTest, AReplayThatDivergesIsUncontrolledNondeterminism) {
   sched::RunResult second = sched::Run(r, flaky);
   ASSERT_TRUE(second.failed);
   EXPECT_EQ(second.failure_kind, "nondeterminism") << second.output;
-  EXPECT_NE(second.failure_line.find("uncontrolled nondeterminism: at decision 0 the runnable "
-                                     "threads are {0,1,2}, the schedule recorded {0,1}"),
+  EXPECT_NE(second.failure_line.find("uncontrolled nondeterminism: the schedule diverged at "
+                                     "decision 0 (at decision 0 the runnable threads are {0,1,2}, "
+                                     "the schedule recorded {0,1})"),
             std::string::npos)
       << second.failure_line;
 
@@ -254,7 +255,27 @@ TEST_P(StrategiesTest, AReplayThatDivergesIsUncontrolledNondeterminism) {
   EXPECT_NE(third.failure_line.find("but the schedule has only"), std::string::npos)
       << third.failure_line;
 
-  // 4. A schedule for another scenario is refused before running.
+  // 4. A fix: the same scenario and parameters, but code that no longer
+  // fails (the atomic variant stands for the patched code). On changed code
+  // (posed by another code hash) the replay passes and says where it left
+  // the schedule; on the code that recorded it, that is nondeterminism.
+  sched::ScenarioParams unused;
+  auto fixed = ScenarioSetup("bitmap_alloc", {{"variant", "atomic"}}, &unused);
+  r.replay = s;
+  r.code_hash = s.code ^ 1;
+  sched::RunResult patched = sched::Run(r, fixed);
+  EXPECT_FALSE(patched.failed) << patched.output;
+  EXPECT_NE(patched.output.find("flowcheck: replay: does not reproduce: passed; the schedule "
+                                "diverged at decision "),
+            std::string::npos)
+      << patched.output;
+  EXPECT_EQ(patched.output.find("reproduced ["), std::string::npos) << patched.output;
+  r.code_hash = 0;  // this executable: the one that recorded it
+  ASSERT_EQ(s.code, sched::ExecutableHash());
+  sched::RunResult same = sched::Run(r, fixed);
+  EXPECT_EQ(same.failure_kind, "nondeterminism") << same.output;
+
+  // 5. A schedule for another scenario is refused before running.
   r.replay = s;
   r.scenario = "lock_ops";
   third = sched::Run(r, setup);

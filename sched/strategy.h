@@ -64,6 +64,14 @@ class Strategy {
 
   // Parameters that describe the strategy in a schedule file (depth=3).
   virtual std::map<std::string, std::string> Params() const { return {}; }
+
+  // Replay: the first decision at which the execution left the schedule
+  // (*step) and how (*how); false if it never did.
+  virtual bool Divergence(uint64_t* step, std::string* how) const {
+    (void)step;
+    (void)how;
+    return false;
+  }
 };
 
 // Uniformly random among the runnable threads; execution i draws from a
@@ -78,7 +86,12 @@ std::unique_ptr<Strategy> MakePctStrategy(uint64_t seed, int depth, uint64_t max
 // `max_executions` (0: no limit).
 std::unique_ptr<Strategy> MakeDfsStrategy(int max_preemptions, uint64_t max_executions);
 
-// Follows `decisions` exactly, once.
+// Follows `decisions`, once. Where the execution leaves them (a runnable set
+// that differs, decisions left over) it records the first such decision
+// (Divergence) and goes on leniently: the recorded thread if it can run,
+// else the current thread if it can go on, else the lowest runnable one. The
+// run then decides what the divergence means (run.h: the same code
+// diverging is nondeterminism; changed code may be a fix).
 std::unique_ptr<Strategy> MakeReplayStrategy(std::vector<ScheduledDecision> decisions);
 
 // Once, leniently (the minimizer's candidates): at decision i the thread of

@@ -19,11 +19,14 @@
 # --signature [--strict] [--target=NAME] FILE: prints FILE's crash signature,
 # one line, as the campaign groups crashes (tools/signature.py).
 #
-# Schedule files (first line `flowcheck-schedule ...`, written by a
+# Schedule files (header `flowcheck-schedule ...`, written by a
 # scheduled run: docs/sched.md) are replayed by the binary of their `target`
 # line, built in the config of their `sanitizer` line (plus any other --config
 # given, e.g. --config=upstream for a schedule found on the kernel's text), as
-# `BIN --replay=FILE` (exit 1 reproduced, 0 passes, 2 unusable file, 3 build failed). Two
+# `BIN --replay=FILE`: exit 1 reproduced (or, on changed code, a failure of its
+# own), 0 passes (on changed code: "does not reproduce: passed; the schedule
+# diverged at decision N"), 2 unusable file (an edited one too: its checksum),
+# 3 build failed. Two
 # options apply to them only:
 #   --minimize           write FILE's minimized schedule beside it, as
 #                        <name>.min.schedule (same failure marker, fewer ops
@@ -60,7 +63,10 @@ for a in "$@"; do
   esac
 done
 
-if [ -n "$file" ] && [ -f "$file" ] && head -n 1 "$file" | grep -q '^flowcheck-schedule '; then
+# A schedule file: its first line that is neither blank nor a '#' comment is
+# the header (the parser accepts comments before it too).
+if [ -n "$file" ] && [ -f "$file" ] &&
+   grep -v -m 1 -E '^[[:space:]]*(#|$)' "$file" 2>/dev/null | grep -q '^flowcheck-schedule '; then
   target=$(sed -n 's/^target //p' "$file" | head -n 1)
   sanitizer=$(sed -n 's/^sanitizer //p' "$file" | head -n 1)
   # The file's sanitizer decides tsan/asan; any other --config given (upstream,
