@@ -156,7 +156,7 @@ int ControlledMain(flowcheck::stress::StressConfig config, const std::string& re
                 "work items\n",
                 replay.empty() ? ("seed " + std::to_string(config.seed)).c_str() : "replay",
                 static_cast<unsigned long long>(r.executions),
-                replay.empty() ? ("--sched=" + config.sched).c_str() : "followed the schedule",
+                replay.empty() ? ("--sched=" + config.sched).c_str() : "replayed",
                 config.threads, config.irq_thread ? " + rcv-irq" : "", config.sched_ops,
                 static_cast<unsigned long long>(s.ops), static_cast<unsigned long long>(s.checks),
                 static_cast<unsigned long long>(s.quiescent_points),
