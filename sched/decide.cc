@@ -16,7 +16,7 @@ namespace internal {
 
 bool Runtime::Runnable(const Thread* t) const {
   if (t->finished || t->interrupted_by >= 0) return false;
-  if (!t->started && t->options.interrupts >= 0) {
+  if ((!t->started || t->dormant) && t->options.interrupts >= 0) {
     const Thread* target = threads_[t->options.interrupts].get();
     if (!target->finished &&
         (target->interrupted_by >= 0 || !lockcheck::LogicalThreadIrqsOn(target->lc))) {
@@ -108,8 +108,9 @@ int Runtime::Choose(Thread* me, PointKind kind, const void* lock, const char* la
   Hash(runnable);
   for (const char* p = label; p != nullptr && *p != '\0'; ++p) Hash(static_cast<unsigned char>(*p));
   Thread* next = threads_[c].get();
-  if (!next->started) {
+  if (!next->started || next->dormant) {
     next->started = true;
+    next->dormant = false;
     if (next->options.interrupts >= 0) {
       Thread* target = threads_[next->options.interrupts].get();
       if (!target->finished) target->interrupted_by = c;

@@ -3,10 +3,13 @@
 // swaps them at every switch), and the interrupt model runs an interrupt
 // thread only where its CPU has IRQs on.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <regex>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "lockcheck/irq.h"
@@ -128,7 +131,9 @@ struct IrqProbe {
 };
 
 // process: stage 0 -> spin_lock_irqsave -> stage 1 -> point -> stage 2 ->
-// unlock_irqrestore -> stage 3 -> point -> stage 4. Stages 1-2 have IRQs off.
+// unlock_irqrestore -> stage 3 -> point -> stage 4. Stages 1-2 have IRQs off;
+// the interrupt may start at spin_unlock_irqrestore's point, after IRQs came
+// back on and before stage 3 is stored: it then sees stage 2, lock released.
 // The interrupt records the stage it found, passes two points, and checks
 // the process did not move meanwhile.
 std::set<int> InterruptStartStages(const std::string& backend, bool as_interrupt,
@@ -163,7 +168,10 @@ std::set<int> InterruptStartStages(const std::string& backend, bool as_interrupt
         [p, as_interrupt] {
           const int at = p->stage.load(std::memory_order_relaxed);
           p->seen_at.store(at, std::memory_order_relaxed);
-          if (as_interrupt) SCHED_CHECK(lockcheck::in_hardirq(), "not in hardirq context");
+          if (as_interrupt) {
+            SCHED_CHECK(lockcheck::in_hardirq(), "not in hardirq context");
+            SCHED_CHECK(!spin_is_locked(&p->lock), "started inside the IRQs-off section");
+          }
           sched::Point("in the handler");
           sched::Point("still in the handler");
           if (p->stage.load(std::memory_order_relaxed) != at) p->frozen_ok.store(false);
@@ -182,9 +190,102 @@ TEST_P(LockcheckRulesTest, AnInterruptStartsOnlyWhereItsCpuHasIrqsOnAndFreezesIt
   const std::set<int> stages = InterruptStartStages(GetParam(), true, &r);
   EXPECT_FALSE(r.failed) << r.output;
   EXPECT_TRUE(r.dfs_exhausted);
-  // Before the critical section, after it, and after the thread's end; never
-  // inside (stages 1 and 2).
-  EXPECT_EQ(stages, (std::set<int>{0, 3, 4}));
+  // Before the critical section (stage 0, at spin_lock_irqsave's point before
+  // IRQs go off too), the instant spin_unlock_irqrestore re-enabled IRQs
+  // (stage 2, the lock released: checked in the handler), after it, and after
+  // the thread's end; never while IRQs are off (stage 1).
+  EXPECT_EQ(stages, (std::set<int>{0, 2, 3, 4}));
+}
+
+// Two back-to-back irqsave sections with no decision point of their own
+// between them: the interrupt can land between them (the kernel's CPU takes
+// it the instant spin_unlock_irqrestore re-enables IRQs). dfs finds it; so
+// do random and pct. The handler records where it landed.
+struct BackToBack {
+  spinlock_t a, b;
+  std::atomic<int> stage{0};
+  std::atomic<int> seen_at{-1};
+};
+
+std::function<void()> BackToBackScenario(std::shared_ptr<std::set<int>> seen) {
+  return [seen] {
+    auto p = std::make_shared<BackToBack>();
+    spin_lock_init(&p->a);
+    spin_lock_init(&p->b);
+    const sched::ThreadId process = sched::Spawn("process", [p] {
+      unsigned long flags;
+      spin_lock_irqsave(&p->a, flags);
+      p->stage.store(1, std::memory_order_relaxed);
+      spin_unlock_irqrestore(&p->a, flags);
+      spin_lock_irqsave(&p->b, flags);
+      p->stage.store(2, std::memory_order_relaxed);
+      spin_unlock_irqrestore(&p->b, flags);
+    });
+    sched::ThreadOptions irq;
+    irq.interrupts = process;
+    sched::Spawn(
+        "rcv-irq", [p] { p->seen_at.store(p->stage.load(std::memory_order_relaxed)); }, irq);
+    sched::AtEnd([p, seen] { seen->insert(p->seen_at.load()); });
+  };
+}
+
+TEST_P(LockcheckRulesTest, AnInterruptLandsBetweenTwoBackToBackIrqsaveSections) {
+  for (const char* strategy : {"dfs", "random", "pct"}) {
+    SCOPED_TRACE(strategy);
+    auto seen = std::make_shared<std::set<int>>();
+    sched::Options o = Opts();
+    o.strategy = strategy;
+    o.max_executions = std::string(strategy) == "dfs" ? 0 : 200;
+    o.max_preemptions = -1;
+    const sched::RunResult r = sched::Run(o, BackToBackScenario(seen));
+    EXPECT_FALSE(r.failed) << r.output;
+    // Before both, between them (stage 1), after both.
+    EXPECT_EQ(*seen, (std::set<int>{0, 1, 2})) << r.executions << " executions";
+    if (std::string(strategy) == "dfs") EXPECT_TRUE(r.dfs_exhausted);
+  }
+}
+
+// ThreadOptions::runs: the handler runs that many times in one execution,
+// each time where the scheduler picks; between runs the process goes on.
+TEST_P(LockcheckRulesTest, AnInterruptHandlerRunsAsOftenAsItsRuns) {
+  auto pairs = std::make_shared<std::set<std::pair<int, int>>>();
+  sched::Options o = Opts();
+  o.strategy = "dfs";
+  o.max_executions = 0;
+  o.max_preemptions = -1;
+  const sched::RunResult r = sched::Run(o, [pairs] {
+    auto p = std::make_shared<BackToBack>();
+    auto seen = std::make_shared<std::vector<int>>();
+    spin_lock_init(&p->a);
+    const sched::ThreadId process = sched::Spawn("process", [p] {
+      for (int i = 1; i <= 2; ++i) {
+        unsigned long flags;
+        spin_lock_irqsave(&p->a, flags);
+        p->stage.store(i, std::memory_order_relaxed);
+        spin_unlock_irqrestore(&p->a, flags);
+      }
+    });
+    sched::ThreadOptions irq;
+    irq.interrupts = process;
+    irq.runs = 2;
+    sched::Spawn(
+        "rcv-irq",
+        [p, seen] {
+          SCHED_CHECK(lockcheck::in_hardirq(), "a later run is not in hardirq context");
+          seen->push_back(p->stage.load(std::memory_order_relaxed));
+        },
+        irq);
+    sched::AtEnd([seen, pairs] {
+      SCHED_CHECK(seen->size() == 2, "the handler ran " + std::to_string(seen->size()) + " times");
+      pairs->insert({(*seen)[0], (*seen)[1]});
+    });
+  });
+  EXPECT_FALSE(r.failed) << r.output;
+  EXPECT_TRUE(r.dfs_exhausted);
+  // Both runs at one spot, or at two: every ordered pair of stages 0..2.
+  EXPECT_EQ(pairs->size(), 6u);
+  EXPECT_EQ(pairs->count({0, 2}), 1u);
+  EXPECT_EQ(pairs->count({1, 1}), 1u);
 }
 
 TEST_P(LockcheckRulesTest, AnOrdinaryThreadDoesRunInsideTheCriticalSection) {

@@ -198,15 +198,31 @@ void Runtime::ThreadMain(void* arg) {
 
 void Runtime::RunBody(Thread* t) {
   bool cancelled = false;
-  int interrupts;
+  int interrupts, runs;
   {
     IgnoreScope ignore;
     interrupts = t->options.interrupts;
+    runs = t->options.runs < 1 ? 1 : t->options.runs;
   }
   try {
     if (interrupts >= 0) {
-      lockcheck::HardirqScope irq;
-      t->body();
+      for (int run = 1;; ++run) {
+        {
+          lockcheck::HardirqScope irq;
+          t->body();
+        }
+        if (run >= runs) break;
+        // Return from the interrupt: the interrupted thread may run again,
+        // and this one waits, dormant, to be picked for its next run. A
+        // yield: handing back is no preemption (dfs's bound counts none).
+        {
+          IgnoreScope ignore;
+          t->dormant = true;
+          Thread* target = threads_[interrupts].get();
+          if (target->interrupted_by == t->id) target->interrupted_by = -1;
+        }
+        Point(PointKind::kYield, "irq return");
+      }
     } else {
       t->body();
     }

@@ -57,6 +57,9 @@ struct Thread {
   lockcheck::LogicalThread* lc = nullptr;
   Context* ctx = nullptr;
   bool started = false, finished = false, cancel = false;
+  // An interrupt between two of its runs (ThreadOptions::runs): it waits to
+  // be picked again, like one not yet started.
+  bool dormant = false;
   // What it waits for; it is runnable again when that holds.
   const void* wait_lock = nullptr;  // a held lock it is about to take
   std::function<bool()> wait_cond;  // BlockUntil

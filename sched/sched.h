@@ -51,7 +51,18 @@ struct ThreadOptions {
   // hardirq) or has ended; its whole body runs inside a
   // lockcheck::HardirqScope; and the interrupted thread does not run again
   // until the body returns. -1: an ordinary thread.
+  //
+  // Where that thread has IRQs on: at every decision point outside an
+  // IRQ-disabled section, and among them just before spin_lock_irqsave /
+  // spin_lock_irq disable IRQs and just after spin_unlock_irqrestore /
+  // spin_unlock_irq re-enable them (lockcheck places those points there), so
+  // an interrupt can land between two back-to-back irqsave sections.
   ThreadId interrupts = -1;
+  // An interrupt's body runs `runs` times (>= 1), each time at a point the
+  // scheduler picks where the interrupted thread has IRQs on (or has ended);
+  // between two runs the interrupted thread may go on. Ignored for ordinary
+  // threads.
+  int runs = 1;
 };
 
 // Creates a logical thread that will run `body` when the scheduler first

@@ -155,7 +155,8 @@ void LockState::Pop(ThreadRecord* self, const CheckedLock* l) {
   self->state.store(state - 1, std::memory_order_relaxed);
 }
 
-void LockState::AcquireFor(CheckedLock* l, ThreadRecord* self, int subclass, const void* pc) {
+void LockState::AcquireFor(CheckedLock* l, ThreadRecord* self, int subclass, const void* pc,
+                           bool point) {
   const uint32_t me = IdOf(self);
   const int cls = ClassFor(l, subclass, pc);
   if (ABSL_PREDICT_FALSE(Owner(l) == me)) {
@@ -166,7 +167,7 @@ void LockState::AcquireFor(CheckedLock* l, ThreadRecord* self, int subclass, con
     CheckAcquisition(self, HeldDepth(StateOf(self)), l, cls);
     NoteIrqUsage(self, l, cls);
   }
-  SchedulePointHere(SchedulePoint::kBeforeAcquire, l);
+  if (point) SchedulePointHere(SchedulePoint::kBeforeAcquire, l);
   uint32_t expected = 0;
   if (!l->owner_.compare_exchange_strong(expected, me, std::memory_order_acquire,
                                          std::memory_order_relaxed)) {
@@ -176,15 +177,20 @@ void LockState::AcquireFor(CheckedLock* l, ThreadRecord* self, int subclass, con
 }
 
 void LockState::Acquire(CheckedLock* l, int subclass, const void* pc) {
-  AcquireFor(l, Self(), subclass, pc);
+  AcquireFor(l, Self(), subclass, pc, /*point=*/true);
 }
 
 // As the kernel: IRQs go off before the lock is taken (so the acquisition is
-// checked with IRQs off) and come back after it is released.
+// checked with IRQs off) and come back after it is released. The decision
+// point comes before IRQs go off, where the kernel's CPU can still take an
+// interrupt (a controlled scheduler may run one there). Waiting at it for a
+// held lock, with IRQs still on, is no interleaving the kernel forbids: the
+// spin has no effect, so an interrupt during it is one just before it.
 unsigned long LockState::AcquireIrqsave(CheckedLock* l, int subclass, const void* pc) {
   ThreadRecord* self = Self();
+  SchedulePointHere(SchedulePoint::kBeforeAcquire, l);
   const unsigned long flags = SaveAndDisableIrqs(self);
-  AcquireFor(l, self, subclass, pc);
+  AcquireFor(l, self, subclass, pc, /*point=*/false);
   return flags;
 }
 
@@ -219,24 +225,31 @@ void LockState::ReportBadUnlock(CheckedLock* l, uint32_t owner, uint32_t me, con
   Deliver(r);
 }
 
-void LockState::ReleaseFor(CheckedLock* l, ThreadRecord* self, const void* pc) {
+bool LockState::ReleaseFor(CheckedLock* l, ThreadRecord* self, const void* pc) {
   const uint32_t me = IdOf(self);
   const uint32_t owner = Owner(l);
   if (ABSL_PREDICT_FALSE(owner != me)) {
     ReportBadUnlock(l, owner, me, pc);
-    return;
+    return false;
   }
   Pop(self, l);
   l->owner_.store(0, std::memory_order_release);
-  SchedulePointHere(SchedulePoint::kAfterRelease, l);
+  return true;
 }
 
-void LockState::Release(CheckedLock* l, const void* pc) { ReleaseFor(l, Self(), pc); }
+void LockState::Release(CheckedLock* l, const void* pc) {
+  if (ReleaseFor(l, Self(), pc)) SchedulePointHere(SchedulePoint::kAfterRelease, l);
+}
 
+// The decision point comes after IRQs are restored: an interrupt may land
+// the instant spin_unlock_irqrestore re-enables them (between two irqsave
+// sections). Nothing another CPU can see happens between the release and
+// the restore, so no interleaving is lost by not deciding between them.
 void LockState::ReleaseIrqrestore(CheckedLock* l, unsigned long flags, const void* pc) {
   ThreadRecord* self = Self();
-  ReleaseFor(l, self, pc);
+  const bool released = ReleaseFor(l, self, pc);
   SetIrqsOff(self, flags != 0);
+  if (released) SchedulePointHere(SchedulePoint::kAfterRelease, l);
 }
 
 void LockState::Destroy(CheckedLock* l, const void* pc) {

@@ -134,8 +134,13 @@ struct LockState {
   static void DeclareHardirqSafe(const CheckedLock* l);
 
  private:
-  static void AcquireFor(CheckedLock* l, ThreadRecord* self, int subclass, const void* pc);
-  static void ReleaseFor(CheckedLock* l, ThreadRecord* self, const void* pc);
+  // `point`: fire the kBeforeAcquire schedule point (the irqsave path fires
+  // it itself, before IRQs go off).
+  static void AcquireFor(CheckedLock* l, ThreadRecord* self, int subclass, const void* pc,
+                         bool point);
+  // False (and nothing released) on a bad unlock, which is reported. The
+  // caller fires the kAfterRelease schedule point.
+  static bool ReleaseFor(CheckedLock* l, ThreadRecord* self, const void* pc);
   static int ClassFor(CheckedLock* l, int subclass, const void* pc);
   static int Uninitialized(CheckedLock* l, const void* pc);
   static void CheckAcquisition(ThreadRecord* self, int depth, CheckedLock* l, int cls);
