@@ -320,6 +320,12 @@ const bool kCanary = RegisterScenario(
              } else {
                FlowMaskCanarySetBitUnlocked(rcd.get(), i);
              }
+             // A decision point after the write: the hand-off from a thread
+             // that has written to one that will write is then an ordinary
+             // decision-point switch (not only a thread's end), so a switch
+             // that leaked happens-before would hide the race in the runs
+             // that take it (docs/sched.md, "ThreadSanitizer").
+             Point("after the update");
            });
          }
          AtEnd([rcd] { SCHED_CHECK(rcd->flow_mask == 3, "a bit was lost"); });
