@@ -62,6 +62,11 @@ void SetStateProbe(std::function<std::string()> probe) {
 
 bool UnderControl() { return CurrentThread() >= 0; }
 
+uint64_t ProgramIndex() {
+  internal::Runtime* rt = Running();
+  return rt == nullptr ? 0 : rt->program();
+}
+
 ThreadId CurrentThread() {
   internal::Runtime* rt = Running();
   return rt != nullptr ? rt->CurrentId() : -1;

@@ -54,5 +54,5 @@ check "an unwritable schedule path" 3 $? "$tmp/unwritable" \
 "$bin" --scenario=bitmap_alloc --param=variant=atomic --strategy=dfs --max_preemptions=-1 \
   --quiet >"$tmp/clean" 2>&1
 check "the atomic variant passes an exhaustive dfs" 0 $? "$tmp/clean" \
-  "^flowcheck: dfs: explored 20 schedules, space exhausted$"
+  "^flowcheck: dfs: explored 1 program x 20 schedules, space exhausted$"
 exit "$fail"

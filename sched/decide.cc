@@ -90,6 +90,11 @@ int Runtime::Choose(Thread* me, PointKind kind, const void* lock, const char* la
   deciding_ = true;
   const int c = strategy_->Choose(d, &divergence);
   deciding_ = false;
+  if (c == kAbandonExecution) {
+    failed_ = true;  // ends the threads as a failure would, but is none
+    outcome_.abandoned = true;
+    return -1;
+  }
   if (c < 0 || c >= 64 || !((runnable >> c) & 1)) {
     if (divergence.empty()) divergence = "the strategy chose a thread that cannot run";
     SetFailure("nondeterminism", "uncontrolled nondeterminism: " + divergence,

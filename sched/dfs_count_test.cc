@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -116,7 +117,7 @@ DfsRun RunDfs(const Program& p, int bound, const std::string& backend) {
 }
 
 std::string ExpectedLine(size_t n) {
-  return "flowcheck: dfs: explored " + std::to_string(n) + " schedules, space exhausted";
+  return "flowcheck: dfs: explored 1 program x " + std::to_string(n) + " schedules, space exhausted";
 }
 
 class DfsCountTest : public ::testing::TestWithParam<std::string> {};
@@ -165,6 +166,116 @@ TEST_P(DfsCountTest, ThreeThreadsOnePointEach) {
     EXPECT_EQ(run.result.executions, expected.size()) << "bound " << bound;
     EXPECT_EQ(run.traces, expected) << "bound " << bound;
   }
+}
+
+// ---- Programs and shards -------------------------------------------------------
+// Several programs in one run (Options::num_programs, sched::ProgramIndex),
+// optionally one shard of it. A trace is tagged with its program.
+struct ProgramsRun {
+  sched::RunResult result;
+  std::set<std::pair<uint64_t, uint64_t>> traces;  // (program, trace)
+  uint64_t duplicates = 0;
+};
+
+ProgramsRun RunPrograms(const std::vector<Program>& programs, int bound, uint64_t shard_index,
+                        uint64_t shard_count, double max_seconds = 0) {
+  ProgramsRun run;
+  sched::Options o;
+  o.scenario = "dfs_programs";
+  o.strategy = "dfs";
+  o.max_preemptions = bound;
+  o.max_executions = 0;
+  o.max_seconds = max_seconds;
+  o.num_programs = programs.size();
+  o.shard_index = shard_index;
+  o.shard_count = shard_count;
+  o.out = nullptr;
+  o.verbosity = 0;
+  run.result = sched::Run(o, [&programs, &run] {
+    const uint64_t program = sched::ProgramIndex();
+    const Program& p = programs[program];
+    auto s = std::make_shared<Shared>();
+    spin_lock_init(&s->lock);
+    for (int t = 0; t < static_cast<int>(p.size()); ++t) {
+      sched::Spawn("t" + std::to_string(t), [s, t, ops = p[t]]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        Record(s.get(), t);
+        for (Op op : ops) {
+          if (op == kPoint) sched::Point("op");
+          if (op == kLock) spin_lock(&s->lock);
+          if (op == kUnlock) spin_unlock(&s->lock);
+          Record(s.get(), t);
+        }
+      });
+    }
+    sched::AtEnd([s, &run, program] {
+      if (!run.traces.insert({program, s->trace.load(std::memory_order_relaxed)}).second) {
+        ++run.duplicates;
+      }
+    });
+  });
+  return run;
+}
+
+const std::vector<Program> kPrograms = {
+    {{kPoint, kPoint}, {kPoint, kPoint}},
+    {{kLock, kPoint, kUnlock}, {kLock, kPoint, kUnlock}, {kPoint}},
+    {{kPoint}},  // one thread: one schedule, no branch
+};
+
+TEST(DfsPrograms, EveryScheduleOfEveryProgramOnce) {
+  std::set<std::pair<uint64_t, uint64_t>> expected;
+  for (uint64_t p = 0; p < kPrograms.size(); ++p) {
+    for (uint64_t t : BruteForce(kPrograms[p], 2)) expected.insert({p, t});
+  }
+  const ProgramsRun run = RunPrograms(kPrograms, 2, 0, 1);
+  ASSERT_FALSE(run.result.failed) << run.result.output;
+  EXPECT_TRUE(run.result.dfs_exhausted);
+  EXPECT_EQ(run.duplicates, 0u);
+  EXPECT_EQ(run.traces, expected);
+  EXPECT_EQ(run.result.executions, expected.size());
+  EXPECT_NE(run.result.output.find("flowcheck: dfs: explored 3 programs x " +
+                                   std::to_string(expected.size()) +
+                                   " schedules, space exhausted"),
+            std::string::npos)
+      << run.result.output;
+}
+
+// Bazel's test sharding: the shards' schedules are disjoint and together
+// exactly the unsharded run's, for any shard count.
+TEST(DfsPrograms, ShardsSplitTheSpaceExactly) {
+  const ProgramsRun whole = RunPrograms(kPrograms, 2, 0, 1);
+  ASSERT_FALSE(whole.result.failed);
+  for (uint64_t count : {2u, 3u, 5u, 64u}) {
+    SCOPED_TRACE("shards " + std::to_string(count));
+    std::set<std::pair<uint64_t, uint64_t>> all;
+    uint64_t executions = 0;
+    for (uint64_t k = 0; k < count; ++k) {
+      const ProgramsRun shard = RunPrograms(kPrograms, 2, k, count);
+      ASSERT_FALSE(shard.result.failed) << shard.result.output;
+      EXPECT_TRUE(shard.result.dfs_exhausted);
+      EXPECT_EQ(shard.duplicates, 0u);
+      EXPECT_EQ(shard.traces.size(), shard.result.executions);
+      for (const auto& trace : shard.traces) {
+        EXPECT_TRUE(all.insert(trace).second) << "a schedule ran in two shards";
+      }
+      executions += shard.result.executions;
+      EXPECT_NE(shard.result.output.find("(shard " + std::to_string(k) + " of " +
+                                         std::to_string(count) + "), space exhausted"),
+                std::string::npos)
+          << shard.result.output;
+    }
+    EXPECT_EQ(all, whole.traces);
+    EXPECT_EQ(executions, whole.result.executions);
+  }
+}
+
+TEST(DfsPrograms, ATimeLimitSaysSo) {
+  const ProgramsRun run = RunPrograms(kPrograms, 2, 0, 1, /*max_seconds=*/1e-9);
+  EXPECT_FALSE(run.result.dfs_exhausted);
+  EXPECT_NE(run.result.output.find("flowcheck: dfs: explored 1 program x 0 schedules, stopped by "
+                                   "the time limit in program 0"),
+            std::string::npos)
+      << run.result.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DfsCountTest, ::testing::Values("fiber", "baton"));

@@ -95,18 +95,61 @@ std::string SchedulePath(const Options& o, uint64_t execution) {
   return Absolute(dir + name);
 }
 
+// Resolves Options::shard_count 0 from Bazel's test-sharding environment,
+// and touches TEST_SHARD_STATUS_FILE (the protocol: the test supports it).
+std::string ResolveShards(Options* o) {
+  if (o->shard_count == 0) {
+    const char* total = getenv("TEST_TOTAL_SHARDS");
+    const char* index = getenv("TEST_SHARD_INDEX");
+    o->shard_count = 1;
+    o->shard_index = 0;
+    if (total != nullptr && *total != '\0') {
+      o->shard_count = std::strtoull(total, nullptr, 10);
+      o->shard_index = index != nullptr ? std::strtoull(index, nullptr, 10) : 0;
+      if (const char* status = getenv("TEST_SHARD_STATUS_FILE"); status != nullptr && *status) {
+        if (FILE* f = std::fopen(status, "a")) std::fclose(f);
+      }
+    }
+  }
+  if (o->shard_count == 0 || o->shard_index >= o->shard_count) {
+    return "shard " + std::to_string(o->shard_index) + " of " + std::to_string(o->shard_count) +
+           " does not exist";
+  }
+  if (o->num_programs == 0) return "num_programs must be >= 1";
+  return "";
+}
+
+// Each shard of a random or pct run draws from its own seed.
+uint64_t ShardSeed(const Options& o) {
+  return o.shard_index == 0 ? o.seed : internal::ExecutionSeed(o.seed, ~o.shard_index);
+}
+
 std::unique_ptr<Strategy> MakeStrategy(const Options& o, std::string* error) {
-  if (o.strategy == "random") return MakeRandomStrategy(o.seed, o.max_executions);
+  if (o.strategy == "random") return MakeRandomStrategy(ShardSeed(o), o.max_executions);
   if (o.strategy == "pct") {
     if (o.pct_depth < 1) *error = "pct depth must be >= 1";
-    return MakePctStrategy(o.seed, o.pct_depth, o.max_executions);
+    return MakePctStrategy(ShardSeed(o), o.pct_depth, o.max_executions);
   }
-  if (o.strategy == "dfs") return MakeDfsStrategy(o.max_preemptions, o.max_executions);
+  if (o.strategy == "dfs") {
+    DfsOptions d;
+    d.max_preemptions = o.max_preemptions;
+    d.max_executions = o.max_executions;
+    d.num_programs = o.num_programs;
+    d.shard_index = o.shard_index;
+    d.shard_count = o.shard_count;
+    return MakeDfsStrategy(d);
+  }
   if (o.strategy == "replay") return MakeReplayStrategy(o.replay.decisions);
   if (o.strategy == "guided") return MakeGuidedStrategy(o.replay.decisions);
   if (o.strategy == "bytes") return MakeBytesStrategy(o.bytes);
   *error = "unknown strategy '" + o.strategy + "' (random, pct, dfs, replay, guided or bytes)";
   return nullptr;
+}
+
+// The program a replay rebuilds: the one its schedule recorded.
+uint64_t ReplayProgram(const Schedule& s) {
+  auto it = s.strategy_params.find("program");
+  return it == s.strategy_params.end() ? 0 : std::strtoull(it->second.c_str(), nullptr, 10);
 }
 
 // Compares a replayed execution with its schedule (run.h, "Replay
@@ -171,8 +214,8 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
     o.max_steps = o.replay.max_steps;
     o.lockcheck_reports = o.replay.lockcheck_reports;
   }
-  std::string error;
-  std::unique_ptr<Strategy> strategy = MakeStrategy(o, &error);
+  std::string error = ResolveShards(&o);
+  std::unique_ptr<Strategy> strategy = error.empty() ? MakeStrategy(o, &error) : nullptr;
   if (error.empty() && o.lockcheck_reports != "end" && o.lockcheck_reports != "defer" &&
       o.lockcheck_reports != "record") {
     error = "unknown lockcheck_reports mode '" + o.lockcheck_reports + "' (end, defer or record)";
@@ -211,9 +254,13 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
   };
   bool replay_differed = false;
   for (uint64_t i = 0; !out_of_time() && strategy->BeginExecution(i); ++i) {
+    const uint64_t program =
+        replay ? ReplayProgram(o.replay) : strategy->Program(i) % o.num_programs;
+    runtime.set_program(program);
     internal::Outcome e = runtime.RunExecution(setup);
     strategy->EndExecution(e.steps, e.threads);
-    result.executions = i + 1;
+    if (e.abandoned || !strategy->Counted()) continue;  // not one of this run's schedules
+    ++result.executions;
     result.last_trace_hash = e.trace_hash;
     result.last_steps = e.steps;
     result.decisions = e.decisions;
@@ -239,7 +286,8 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
         s.sanitizer = internal::BuildSanitizer();
         s.strategy = o.strategy;
         s.strategy_params = strategy->Params();
-        s.seed = o.seed;
+        if (o.num_programs > 1) s.strategy_params["program"] = std::to_string(program);
+        s.seed = ShardSeed(o);  // a shard's own seed: the one its rerun needs
         s.execution = i;
         s.backend = o.backend;
         s.max_steps = o.max_steps;

@@ -80,6 +80,18 @@ struct Options {
   int pct_depth = 3;
   int max_preemptions = 2;         // dfs; -1: unbounded
   uint64_t max_executions = 1000;  // random, pct; dfs: 0 = until exhausted
+  // The scenario's programs 0..num_programs-1; the setup builds
+  // sched::ProgramIndex(). dfs explores every schedule of each in turn;
+  // random and pct run program execution % num_programs. A failing schedule
+  // records its program (strategy-param program=P) for the replay.
+  uint64_t num_programs = 1;
+  // Exploration split over Bazel's test sharding: this run is shard
+  // shard_index of shard_count. shard_count 0: from the environment
+  // (TEST_TOTAL_SHARDS, TEST_SHARD_INDEX; the run touches
+  // TEST_SHARD_STATUS_FILE), else 1. dfs divides its schedules exactly
+  // (dfs_strategy.cc); random and pct give each shard its own seed.
+  uint64_t shard_index = 0;
+  uint64_t shard_count = 0;
   Schedule replay;
   std::string replay_path;  // for messages: where `replay` came from
   // Which code runs: recorded in schedule files, compared on replay. 0: this

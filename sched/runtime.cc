@@ -99,7 +99,7 @@ Outcome Runtime::RunExecution(const std::function<void()>& setup) {
   IgnoreScope ignore;
   Hash(failed_ ? 0xfa11 : 0x9a55);
   for (char c : outcome_.kind) Hash(static_cast<unsigned char>(c));
-  outcome_.failed = failed_;
+  outcome_.failed = failed_ && !outcome_.abandoned;
   outcome_.trace_hash = hash_;
   probe_ = nullptr;  // the scenario's state goes with the execution
   outcome_.steps = steps_;

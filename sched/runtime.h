@@ -82,6 +82,7 @@ struct Event {
 
 struct Outcome {
   bool failed = false;
+  bool abandoned = false;  // the strategy ended it (kAbandonExecution): no outcome
   std::string kind, line, report;
   uint64_t trace_hash = 0;
   uint64_t steps = 0;
@@ -108,6 +109,9 @@ class Runtime {
   void OnLockcheckReport(const lockcheck::Report& report);
   int CurrentId();
   void SetStateProbe(std::function<std::string()> probe);
+  // The program of the execution about to run / running (ProgramIndex).
+  void set_program(uint64_t program) { program_ = program; }
+  uint64_t program() const { return program_; }
 
  private:
   static void ThreadMain(void* arg);
@@ -156,6 +160,7 @@ class Runtime {
   std::string deferred_kind_, deferred_line_, deferred_report_;  // lockcheck, defer mode
   uint64_t steps_ = 0;
   uint64_t hash_ = 0;
+  uint64_t program_ = 0;
   std::vector<const void*> locks_seen_;  // lock -> index: first appearance
   std::function<std::string()> probe_;   // sched::SetStateProbe
   static constexpr int kEventRing = 24;

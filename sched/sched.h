@@ -33,6 +33,7 @@
 #ifndef FLOWCHECK_SCHED_SCHED_H_
 #define FLOWCHECK_SCHED_SCHED_H_
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -106,6 +107,10 @@ void AtEnd(std::function<void()> check);
 // captures alive itself (a shared_ptr to the state). Without a trace it is
 // never called. Outside a run: a no-op.
 void SetStateProbe(std::function<std::string()> probe);
+
+// The program the current execution runs, 0..Options::num_programs-1 (run.h):
+// the setup builds that one. 0 when the run has one program, or outside one.
+uint64_t ProgramIndex();
 
 // True in a logical thread of a running controlled execution.
 bool UnderControl();

@@ -45,9 +45,19 @@ class Strategy {
   virtual void OnSpawn(int thread) { (void)thread; }
 
   // The next thread: one of d.runnable. -1 means the execution does not
-  // follow the strategy's script (dfs prefix, replay): *divergence then says
-  // how, and the runtime reports uncontrolled nondeterminism.
+  // follow the strategy's script (dfs prefix): *divergence then says how,
+  // and the runtime reports uncontrolled nondeterminism. kAbandonExecution
+  // ends the execution quietly: not a failure, not counted (a dfs shard at a
+  // branch none of whose alternatives are its own).
   virtual int Choose(const Decision& d, std::string* divergence) = 0;
+
+  // The program execution `execution` runs (sched::ProgramIndex): dfs walks
+  // them in order; the others take execution % num_programs.
+  virtual uint64_t Program(uint64_t execution) const { return execution; }
+
+  // After EndExecution: false if the execution was not one of this run's
+  // schedules (abandoned, or another shard's): the run ignores its outcome.
+  virtual bool Counted() const { return true; }
 
   // The execution ended after `steps` decisions with `threads` threads.
   virtual void EndExecution(uint64_t steps, int threads) {
@@ -81,10 +91,20 @@ std::unique_ptr<Strategy> MakeRandomStrategy(uint64_t seed, uint64_t max_executi
 // PCT (probabilistic concurrency testing) of depth `depth` >= 1.
 std::unique_ptr<Strategy> MakePctStrategy(uint64_t seed, int depth, uint64_t max_executions);
 
-// Every schedule with at most `max_preemptions` preemptions (-1: no bound),
+inline constexpr int kAbandonExecution = -2;
+
+struct DfsOptions {
+  int max_preemptions = 2;      // -1: no bound
+  uint64_t max_executions = 0;  // complete schedules; 0: no limit
+  uint64_t num_programs = 1;    // programs 0..num_programs-1, one after the other
+  uint64_t shard_index = 0;     // this shard, of shard_count (Bazel test sharding)
+  uint64_t shard_count = 1;
+};
+
+// Every schedule with at most `max_preemptions` preemptions of every program,
 // depth-first, re-running the scenario for each; stops after
-// `max_executions` (0: no limit).
-std::unique_ptr<Strategy> MakeDfsStrategy(int max_preemptions, uint64_t max_executions);
+// `max_executions`. With shards, only this shard's part (dfs_strategy.cc).
+std::unique_ptr<Strategy> MakeDfsStrategy(const DfsOptions& options);
 
 // Follows `decisions`, once. Where the execution leaves them (a runnable set
 // that differs, decisions left over) it records the first such decision

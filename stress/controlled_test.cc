@@ -133,7 +133,7 @@ TEST(Controlled, DfsExhaustsTwoThreadsTimesTwoOpsWithTheSameCountEveryTime) {
   EXPECT_FALSE(a.failed) << a.failure_kind << " " << a.failure_line << "\n" << a.report;
   EXPECT_TRUE(a.dfs_exhausted);
   EXPECT_GT(a.executions, 1u);
-  EXPECT_NE(a.output.find("flowcheck: dfs: explored " + std::to_string(a.executions) +
+  EXPECT_NE(a.output.find("flowcheck: dfs: explored 1 program x " + std::to_string(a.executions) +
                           " schedules, space exhausted"),
             std::string::npos)
       << a.output;

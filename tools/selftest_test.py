@@ -169,7 +169,7 @@ LOCKCHECK_CATCH = """flowcheck: schedule written: /tmp/s/stress-dfs-seed1-exec3.
 flowcheck: FAIL [lockcheck] lock-order-inversion on &qp->s_lock
 ======== lockcheck: lock-order-inversion on &qp->s_lock ========
 flowcheck: trace hash 0123456789abcdef
-flowcheck: dfs: explored 4 schedules, stopped at a failure
+flowcheck: dfs: explored 1 program x 4 schedules, stopped at a failure
 flowcheck: FAIL [check] lockcheck: lock-order-inversion on &qp->s_lock
 """
 TSAN_CATCH = """flowcheck: trace hash 0123456789abcdef
