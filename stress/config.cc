@@ -50,6 +50,7 @@ std::string Validate(const StressConfig& c) {
   if (c.max_preemptions < -1) return "--max_preemptions must be >= -1 (-1: unbounded)";
   if (c.sched_executions < 0) return "--sched_executions must be >= 0";
   if (c.sched_ops < 0 || c.sched_ops > 64) return "--sched_ops must be in 0..64";
+  if (c.sched_programs < 1) return "--sched_programs must be >= 1";
   if (c.sched_free_flows < 1 || c.sched_free_flows > 32) {
     return "--sched_free_flows must be in 1..32";
   }
@@ -107,6 +108,9 @@ std::vector<std::string> RerunFlags(const StressConfig& c) {
     f.push_back(absl::StrCat("--sched_executions=", c.sched_executions));
   }
   if (c.sched_ops != d.sched_ops) f.push_back(absl::StrCat("--sched_ops=", c.sched_ops));
+  if (c.sched_programs != d.sched_programs) {
+    f.push_back(absl::StrCat("--sched_programs=", c.sched_programs));
+  }
   if (c.sched_free_flows != d.sched_free_flows) {
     f.push_back(absl::StrCat("--sched_free_flows=", c.sched_free_flows));
   }

@@ -57,6 +57,7 @@ struct StressConfig {
   int max_preemptions = 2;      // dfs: the preemption bound (-1: none)
   int64_t sched_executions = 0; // cap on executions (0: --seconds, else 1000; dfs: exhaustion)
   int sched_ops = 4;            // ops per op thread and for rcv-irq, per execution
+  int64_t sched_programs = 1;   // dfs: programs 0..N-1 (program p: execution p's lists)
   // Flows left free when an execution starts (the others are held as bare
   // flows, spread over the op threads): a few ops then contend for them.
   int sched_free_flows = 1;

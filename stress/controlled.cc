@@ -260,7 +260,11 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
       }
     }
     sched::SetStateProbe([run] { return StateJson(*run); });
-    const Lists lists = fixed ? *fixed : GeneratedLists(c, execution);
+    // dfs walks programs (sched::ProgramIndex): program p is the lists
+    // random and pct draw for execution p.
+    const Lists lists = fixed                ? *fixed
+                        : c.sched == "dfs" ? GeneratedLists(c, sched::ProgramIndex())
+                                           : GeneratedLists(c, execution);
     const int listed = Participants(c);
     sched::ThreadId first = -1;
     for (int i = 0; i < listed; ++i) {
@@ -377,9 +381,14 @@ ControlledResult RunControlled(const StressConfig& input, const std::string& rep
       o.max_executions = c.seconds > 0 ? std::numeric_limits<uint64_t>::max() : 1000;
     }
     if (c.sched == "dfs") {
-      // One program explored: the lists of execution 0, every time.
-      fixed = std::make_shared<Lists>(GeneratedLists(c, 0));
-      o.execution_params = [c, fixed](uint64_t) { return ListParams(c, 0, *fixed); };
+      // Programs 0..sched_programs-1, each explored exhaustively in turn:
+      // program p is the lists of execution p (1: execution 0's only). A
+      // failing execution is always of the last program set up.
+      o.num_programs = static_cast<uint64_t>(c.sched_programs);
+      o.execution_params = [c](uint64_t) {
+        const uint64_t p = sched::ProgramIndex();
+        return ListParams(c, p, GeneratedLists(c, p));
+      };
     } else {
       o.execution_params = [c](uint64_t i) { return ListParams(c, i, GeneratedLists(c, i)); };
     }

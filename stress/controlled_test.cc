@@ -88,6 +88,26 @@ TEST(Controlled, TheDefaultStepBoundGrowsWithTheProgram) {
   EXPECT_EQ(bounded.marker, "step-bound") << bounded.detail;
 }
 
+// --sched=dfs --sched_programs=N explores every schedule of programs 0..N-1
+// (program p: the op lists of execution p), one after the other.
+TEST(Controlled, DfsExploresEveryScheduleOfEachProgram) {
+  StressConfig c = Pct(5);
+  c.sched = "dfs";
+  c.sched_executions = 0;
+  c.threads = 2;
+  c.sched_ops = 2;
+  c.irq_thread = false;
+  c.workers = 1;
+  c.max_preemptions = 1;
+  const ControlledResult one = RunControlled(c, "");
+  ASSERT_EQ(one.status, 0) << one.marker << " " << one.detail;
+  c.sched_programs = 3;
+  const ControlledResult three = RunControlled(c, "");
+  ASSERT_EQ(three.status, 0) << three.marker << " " << three.detail;
+  EXPECT_GT(three.executions, one.executions);  // program 0's, then 1's and 2's
+  EXPECT_EQ(RunControlled(c, "").executions, three.executions);
+}
+
 TEST(Controlled, RandomIsDeterministicPerSeed) {
   StressConfig c = Pct(7);
   c.sched = "random";

@@ -49,6 +49,9 @@ ABSL_FLAG(int64_t, sched_executions, kDefaults.sched_executions,
           "--sched: cap on executions (0: until --seconds, or 1000 without it; dfs: until "
           "exhausted)");
 ABSL_FLAG(int, sched_ops, kDefaults.sched_ops, "--sched: ops per thread per execution");
+ABSL_FLAG(int64_t, sched_programs, kDefaults.sched_programs,
+          "--sched=dfs: explore every schedule of programs 0..N-1 in turn (program p: the op "
+          "lists random and pct draw for execution p); 1: execution 0's lists only");
 ABSL_FLAG(int, sched_free_flows, kDefaults.sched_free_flows,
           "--sched: flows left free at the start of an execution (the rest held as bare "
           "flows)");
@@ -147,6 +150,7 @@ StressConfig ConfigFromFlags() {
   c.max_preemptions = absl::GetFlag(FLAGS_max_preemptions);
   c.sched_executions = absl::GetFlag(FLAGS_sched_executions);
   c.sched_ops = absl::GetFlag(FLAGS_sched_ops);
+  c.sched_programs = absl::GetFlag(FLAGS_sched_programs);
   c.sched_free_flows = absl::GetFlag(FLAGS_sched_free_flows);
   c.max_steps = absl::GetFlag(FLAGS_max_steps);
   c.schedule_out = absl::GetFlag(FLAGS_schedule_out);
