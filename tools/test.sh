@@ -20,6 +20,7 @@ python3 tools/corpus_test.py        # a kill at any moment of a corpus merge los
 python3 tools/campaign_test.py      # the campaign end to end, with stand-ins for bazel and the binaries
 tools/oss_fuzz_check_test.sh        # the OSS-Fuzz output checks on fabricated $OUT directories
 python3 tools/coverage_test.py      # the coverage summary's figures and format
+python3 tools/docs_links_test.py    # every link in README.md and docs/ resolves
 
 echo "=== bazel test //... (default config)"
 bazel test //... "$@"
