@@ -79,6 +79,21 @@ void Record(Shared* s, int t) {
                  std::memory_order_relaxed);
 }
 
+// The threads of `p`, each recording its steps into s->trace.
+void SpawnProgram(const Program& p, const std::shared_ptr<Shared>& s) {
+  for (int t = 0; t < static_cast<int>(p.size()); ++t) {
+    sched::Spawn("t" + std::to_string(t), [s, t, ops = p[t]]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      Record(s.get(), t);
+      for (Op op : ops) {
+        if (op == kPoint) sched::Point("op");
+        if (op == kLock) spin_lock(&s->lock);
+        if (op == kUnlock) spin_unlock(&s->lock);
+        Record(s.get(), t);
+      }
+    });
+  }
+}
+
 struct DfsRun {
   sched::RunResult result;
   std::set<uint64_t> traces;
@@ -98,17 +113,7 @@ DfsRun RunDfs(const Program& p, int bound, const std::string& backend) {
   run.result = sched::Run(o, [&p, &run] {
     auto s = std::make_shared<Shared>();
     spin_lock_init(&s->lock);
-    for (int t = 0; t < static_cast<int>(p.size()); ++t) {
-      sched::Spawn("t" + std::to_string(t), [s, t, ops = p[t]]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-        Record(s.get(), t);
-        for (Op op : ops) {
-          if (op == kPoint) sched::Point("op");
-          if (op == kLock) spin_lock(&s->lock);
-          if (op == kUnlock) spin_unlock(&s->lock);
-          Record(s.get(), t);
-        }
-      });
-    }
+    SpawnProgram(p, s);
     sched::AtEnd([s, &run] {
       if (!run.traces.insert(s->trace.load(std::memory_order_relaxed)).second) ++run.duplicates;
     });
@@ -196,17 +201,7 @@ ProgramsRun RunPrograms(const std::vector<Program>& programs, int bound, uint64_
     const Program& p = programs[program];
     auto s = std::make_shared<Shared>();
     spin_lock_init(&s->lock);
-    for (int t = 0; t < static_cast<int>(p.size()); ++t) {
-      sched::Spawn("t" + std::to_string(t), [s, t, ops = p[t]]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-        Record(s.get(), t);
-        for (Op op : ops) {
-          if (op == kPoint) sched::Point("op");
-          if (op == kLock) spin_lock(&s->lock);
-          if (op == kUnlock) spin_unlock(&s->lock);
-          Record(s.get(), t);
-        }
-      });
-    }
+    SpawnProgram(p, s);
     sched::AtEnd([s, &run, program] {
       if (!run.traces.insert({program, s->trace.load(std::memory_order_relaxed)}).second) {
         ++run.duplicates;
