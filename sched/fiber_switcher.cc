@@ -61,7 +61,7 @@ class FiberSwitcher : public Switcher {
  public:
   explicit FiberSwitcher(size_t stack_size) : stack_size_(RoundToPages(stack_size)) {
     current_switcher_ = this;
-#if defined(SCHED_UNDER_TSAN)
+#if defined(FLOWCHECK_UNDER_TSAN)
     controller_.tsan_fiber = __tsan_get_current_fiber();
 #endif
   }
@@ -95,7 +95,7 @@ class FiberSwitcher : public Switcher {
     // the stack of whoever made the context.
     c->uc.uc_mcontext.gregs[REG_RBP] = 0;
 #endif
-#if defined(SCHED_UNDER_TSAN)
+#if defined(FLOWCHECK_UNDER_TSAN)
     c->tsan_fiber = __tsan_create_fiber(0);
     __tsan_set_fiber_name(c->tsan_fiber, name);
 #else
@@ -108,17 +108,17 @@ class FiberSwitcher : public Switcher {
     IgnoreScope ignore;
     auto* from = static_cast<FiberContext*>(from_base);
     auto* to = static_cast<FiberContext*>(to_base);
-#if defined(SCHED_UNDER_ASAN)
+#if defined(FLOWCHECK_UNDER_ASAN)
     void* fake_stack = nullptr;
     __sanitizer_start_switch_fiber(&fake_stack, to->asan_bottom, to->asan_size);
 #endif
     leaving_ = from;
     SwapEhGlobals(&from->eh, to->eh);
-#if defined(SCHED_UNDER_TSAN)
+#if defined(FLOWCHECK_UNDER_TSAN)
     __tsan_switch_to_fiber(to->tsan_fiber, __tsan_switch_to_fiber_no_sync);
 #endif
     if (swapcontext(&from->uc, &to->uc) != 0) Die("swapcontext");
-#if defined(SCHED_UNDER_ASAN)
+#if defined(FLOWCHECK_UNDER_ASAN)
     __sanitizer_finish_switch_fiber(fake_stack, &leaving_->asan_bottom, &leaving_->asan_size);
 #endif
   }
@@ -130,13 +130,13 @@ class FiberSwitcher : public Switcher {
       // Ended before the switch: TSan checks that a fiber it destroys has
       // no ignore left on.
       IgnoreScope ignore;
-#if defined(SCHED_UNDER_ASAN)
+#if defined(FLOWCHECK_UNDER_ASAN)
       __sanitizer_start_switch_fiber(nullptr, to->asan_bottom, to->asan_size);
 #endif
       leaving_ = from;
       SwapEhGlobals(&from->eh, to->eh);
     }
-#if defined(SCHED_UNDER_TSAN)
+#if defined(FLOWCHECK_UNDER_TSAN)
     __tsan_switch_to_fiber(to->tsan_fiber, __tsan_switch_to_fiber_no_sync);
 #endif
     swapcontext(&from->uc, &to->uc);
@@ -146,7 +146,7 @@ class FiberSwitcher : public Switcher {
   void Destroy(Context* base) override {
     IgnoreScope ignore;
     auto* c = static_cast<FiberContext*>(base);
-#if defined(SCHED_UNDER_TSAN)
+#if defined(FLOWCHECK_UNDER_TSAN)
     __tsan_destroy_fiber(c->tsan_fiber);
 #endif
     free_stacks_.push_back(c->stack);
@@ -160,7 +160,7 @@ class FiberSwitcher : public Switcher {
     void* arg;
     {
       IgnoreScope ignore;
-#if defined(SCHED_UNDER_ASAN)
+#if defined(FLOWCHECK_UNDER_ASAN)
       FiberContext* left = current_switcher_->leaving_;
       __sanitizer_finish_switch_fiber(nullptr, &left->asan_bottom, &left->asan_size);
 #endif
@@ -178,7 +178,7 @@ class FiberSwitcher : public Switcher {
 
   static size_t RoundToPages(size_t n) {
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-#if defined(SCHED_UNDER_TSAN) || defined(SCHED_UNDER_ASAN)
+#if defined(FLOWCHECK_UNDER_TSAN) || defined(FLOWCHECK_UNDER_ASAN)
     if (n == 0) n = 1024 * 1024;
 #else
     if (n == 0) n = 512 * 1024;
@@ -192,7 +192,7 @@ class FiberSwitcher : public Switcher {
     if (!free_stacks_.empty()) {
       char* s = free_stacks_.back();
       free_stacks_.pop_back();
-#if defined(SCHED_UNDER_ASAN)
+#if defined(FLOWCHECK_UNDER_ASAN)
       // Frames abandoned there (redzones of unwound frames) are stale.
       __asan_unpoison_memory_region(s, stack_size_);
 #endif

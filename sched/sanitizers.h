@@ -16,39 +16,17 @@
 // IgnoreScope state is per thread for TSan, and per fiber: a scope begun on
 // one fiber must end on that fiber (the switcher and runtime keep each scope
 // within one function on one context).
+// The scopes, edges and the sanitizer detection are common/sanitizers.h's
+// (one copy for every layer); this header adds ASan's fiber interface.
 // Without the sanitizers everything here is empty.
 #ifndef FLOWCHECK_SCHED_SANITIZERS_H_
 #define FLOWCHECK_SCHED_SANITIZERS_H_
 
 #include <cstddef>
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SCHED_UNDER_TSAN 1
-#endif
-#if __has_feature(address_sanitizer)
-#define SCHED_UNDER_ASAN 1
-#endif
-#endif
-#if !defined(SCHED_UNDER_TSAN) && defined(__SANITIZE_THREAD__)
-#define SCHED_UNDER_TSAN 1
-#endif
-#if !defined(SCHED_UNDER_ASAN) && defined(__SANITIZE_ADDRESS__)
-#define SCHED_UNDER_ASAN 1
-#endif
+#include "common/sanitizers.h"
 
-#if defined(SCHED_UNDER_TSAN)
-#include <sanitizer/tsan_interface.h>
-extern "C" {
-void AnnotateIgnoreSyncBegin(const char* file, int line);
-void AnnotateIgnoreSyncEnd(const char* file, int line);
-void AnnotateIgnoreReadsBegin(const char* file, int line);
-void AnnotateIgnoreReadsEnd(const char* file, int line);
-void AnnotateIgnoreWritesBegin(const char* file, int line);
-void AnnotateIgnoreWritesEnd(const char* file, int line);
-}
-#endif
-#if defined(SCHED_UNDER_ASAN)
+#if defined(FLOWCHECK_UNDER_ASAN)
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
@@ -57,54 +35,11 @@ namespace sched {
 namespace internal {
 
 // Hides the enclosed accesses and synchronization from TSan.
-class IgnoreScope {
- public:
-#if defined(SCHED_UNDER_TSAN)
-  IgnoreScope() {
-    AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
-    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
-    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
-  }
-  ~IgnoreScope() {
-    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
-    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
-    AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
-  }
-#else
-  IgnoreScope() {}
-  ~IgnoreScope() {}
-#endif
-  IgnoreScope(const IgnoreScope&) = delete;
-  IgnoreScope& operator=(const IgnoreScope&) = delete;
-};
-
-// A happens-before edge from TsanRelease(token) to a later TsanAcquire(token).
-// Never inside an IgnoreScope (TSan would drop it).
-inline void TsanRelease(void* token) {
-#if defined(SCHED_UNDER_TSAN)
-  __tsan_release(token);
-#else
-  (void)token;
-#endif
-}
-inline void TsanAcquire(void* token) {
-#if defined(SCHED_UNDER_TSAN)
-  __tsan_acquire(token);
-#else
-  (void)token;
-#endif
-}
-
-// The build's sanitizer, for schedule files ("tsan", "asan" or "none").
-inline const char* BuildSanitizer() {
-#if defined(SCHED_UNDER_TSAN)
-  return "tsan";
-#elif defined(SCHED_UNDER_ASAN)
-  return "asan";
-#else
-  return "none";
-#endif
-}
+using IgnoreScope = ::flowcheck::TsanIgnoreAll;
+// Edges, and the build's sanitizer: common/sanitizers.h.
+using ::flowcheck::BuildSanitizer;
+using ::flowcheck::TsanAcquire;
+using ::flowcheck::TsanRelease;
 
 }  // namespace internal
 }  // namespace sched

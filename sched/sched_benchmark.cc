@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "common/sanitizers.h"
 #include "lockcheck/lockdep.h"
 #include "lockcheck/spinlock.h"
 #include "sched/run.h"
@@ -41,15 +42,10 @@ std::string CpuModel() {
   return "unknown";
 }
 
+// "tsan", "asan" or "default" (common/sanitizers.h).
 const char* Build() {
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-  return "tsan";
-#elif __has_feature(address_sanitizer)
-  return "asan";
-#endif
-#endif
-  return "default";
+  const std::string s = flowcheck::BuildSanitizer();
+  return s == "tsan" ? "tsan" : s == "asan" ? "asan" : "default";
 }
 
 struct Counter {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/sanitizers.h"
 
 namespace flowcheck {
 namespace stress {
@@ -118,22 +119,7 @@ std::vector<std::string> RerunFlags(const StressConfig& c) {
   return f;
 }
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define FLOWCHECK_STRESS_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__) && !defined(FLOWCHECK_STRESS_TSAN)
-#define FLOWCHECK_STRESS_TSAN 1
-#endif
-
-bool BuiltWithTsan() {
-#if defined(FLOWCHECK_STRESS_TSAN)
-  return true;
-#else
-  return false;
-#endif
-}
+bool BuiltWithTsan() { return std::string(flowcheck::BuildSanitizer()) == "tsan"; }
 
 std::string RerunCommand(const StressConfig& c) {
   return absl::StrCat("bazel run ", BuiltWithTsan() ? "--config=tsan " : "",

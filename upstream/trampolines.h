@@ -23,7 +23,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "common/tsan_ignore.h"
+#include "common/sanitizers.h"
 #include "lockcheck/logical_thread.h"
 
 // The shims end with the kernel's text.
@@ -51,7 +51,7 @@ thread_local hfi1_model_random *upstream_random_source = nullptr;
 // The entries are bookkeeping of the harness, not the code under test:
 // hidden from ThreadSanitizer (no access reported, no edge created), since on
 // fibers the logical threads share this thread_local without synchronizing.
-using UpstreamTsanIgnore = flowcheck::TsanIgnoreAccesses;  // common/tsan_ignore.h
+using UpstreamTsanIgnore = flowcheck::TsanIgnoreAccesses;  // common/sanitizers.h
 
 struct UpstreamCharge {
   const lockcheck::LogicalThread *by;

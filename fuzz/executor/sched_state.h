@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "common/tsan_ignore.h"
+#include "common/sanitizers.h"
 #include "core/callers.h"
 #include "core/oracle/flow_oracle.h"
 #include "core/oracle/lockstep.h"

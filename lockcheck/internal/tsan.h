@@ -22,53 +22,15 @@
 #ifndef FLOWCHECK_LOCKCHECK_INTERNAL_TSAN_H_
 #define FLOWCHECK_LOCKCHECK_INTERNAL_TSAN_H_
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LOCKCHECK_UNDER_TSAN 1
-#endif
-#endif
-#if !defined(LOCKCHECK_UNDER_TSAN) && defined(__SANITIZE_THREAD__)
-#define LOCKCHECK_UNDER_TSAN 1
-#endif
-
-#if defined(LOCKCHECK_UNDER_TSAN)
-// The TSan runtime's annotation interface (same prototypes as Abseil's
-// dynamic_annotations.h).
-extern "C" {
-void AnnotateIgnoreSyncBegin(const char* file, int line);
-void AnnotateIgnoreSyncEnd(const char* file, int line);
-void AnnotateIgnoreReadsBegin(const char* file, int line);
-void AnnotateIgnoreReadsEnd(const char* file, int line);
-void AnnotateIgnoreWritesBegin(const char* file, int line);
-void AnnotateIgnoreWritesEnd(const char* file, int line);
-}
-#endif
-
 #include <mutex>
+
+#include "common/sanitizers.h"
 
 namespace lockcheck {
 namespace internal {
 
-class TsanIgnoreScope {
- public:
-#if defined(LOCKCHECK_UNDER_TSAN)
-  TsanIgnoreScope() {
-    AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
-    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
-    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
-  }
-  ~TsanIgnoreScope() {
-    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
-    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
-    AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
-  }
-#else
-  TsanIgnoreScope() {}
-  ~TsanIgnoreScope() {}
-#endif
-  TsanIgnoreScope(const TsanIgnoreScope&) = delete;
-  TsanIgnoreScope& operator=(const TsanIgnoreScope&) = delete;
-};
+// Hides accesses and synchronization (common/sanitizers.h).
+using TsanIgnoreScope = ::flowcheck::TsanIgnoreAll;
 
 // A lockcheck-internal mutex held inside a TsanIgnoreScope. The only way
 // lockcheck takes its internal mutexes; they are never nested.
