@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/sanitizers.h"
@@ -64,7 +65,29 @@ std::string Validate(const StressConfig& c) {
 
 namespace {
 
-std::string Num(double v) { return absl::StrCat(v); }
+// A field's value as a flag's text (RerunFlags) and as a param (ConfigParams).
+std::string FlagText(bool v) { return v ? "true" : "false"; }
+std::string FlagText(const std::string& v) { return v; }
+template <typename T>
+std::string FlagText(T v) { return absl::StrCat(v); }
+
+std::string ParamText(bool v) { return v ? "1" : "0"; }
+template <typename T>
+std::string ParamText(T v) { return absl::StrCat(v); }
+
+bool ParseParam(const std::string& text, bool* v) {
+  int64_t n;
+  if (!absl::SimpleAtoi(text, &n)) return false;
+  *v = n != 0;
+  return true;
+}
+bool ParseParam(const std::string& text, double* v) { return absl::SimpleAtod(text, v); }
+bool ParseParam(const std::string& text, std::string* v) {
+  *v = text;
+  return true;
+}
+template <typename T>
+bool ParseParam(const std::string& text, T* v) { return absl::SimpleAtoi(text, v); }
 
 }  // namespace
 
@@ -72,51 +95,35 @@ std::vector<std::string> RerunFlags(const StressConfig& c) {
   const StressConfig d;
   std::vector<std::string> f;
   f.push_back(absl::StrCat("--seed=", c.seed));
-  if (c.threads != d.threads) f.push_back(absl::StrCat("--threads=", c.threads));
-  if (c.ops_per_thread != d.ops_per_thread) {
-    f.push_back(absl::StrCat("--ops_per_thread=", c.ops_per_thread));
-  }
-  if (c.seconds != d.seconds) f.push_back("--seconds=" + Num(c.seconds));
-  if (c.contexts != d.contexts) f.push_back(absl::StrCat("--contexts=", c.contexts));
-  if (c.qps_per_thread != d.qps_per_thread) {
-    f.push_back(absl::StrCat("--qps_per_thread=", c.qps_per_thread));
-  }
-  if (c.yield_probability != d.yield_probability) {
-    f.push_back("--yield_probability=" + Num(c.yield_probability));
-  }
-  if (c.watchdog_seconds != d.watchdog_seconds) {
-    f.push_back("--watchdog_seconds=" + Num(c.watchdog_seconds));
-  }
-  if (c.quiescent_every != d.quiescent_every) {
-    f.push_back(absl::StrCat("--quiescent_every=", c.quiescent_every));
-  }
-  if (c.workers != d.workers) f.push_back(absl::StrCat("--workers=", c.workers));
-  if (c.irq_thread != d.irq_thread) {
-    f.push_back(absl::StrCat("--irq_thread=", c.irq_thread ? "true" : "false"));
-  }
-  if (c.bare_per_thread != d.bare_per_thread) {
-    f.push_back(absl::StrCat("--bare_per_thread=", c.bare_per_thread));
-  }
-  if (c.flush_handoff != d.flush_handoff) {
-    f.push_back(absl::StrCat("--flush_handoff=", c.flush_handoff ? "true" : "false"));
-  }
-  if (c.sched != d.sched) f.push_back("--sched=" + c.sched);
-  if (c.sched_depth != d.sched_depth) f.push_back(absl::StrCat("--sched_depth=", c.sched_depth));
-  if (c.max_preemptions != d.max_preemptions) {
-    f.push_back(absl::StrCat("--max_preemptions=", c.max_preemptions));
-  }
-  if (c.sched_executions != d.sched_executions) {
-    f.push_back(absl::StrCat("--sched_executions=", c.sched_executions));
-  }
-  if (c.sched_ops != d.sched_ops) f.push_back(absl::StrCat("--sched_ops=", c.sched_ops));
-  if (c.sched_programs != d.sched_programs) {
-    f.push_back(absl::StrCat("--sched_programs=", c.sched_programs));
-  }
-  if (c.sched_free_flows != d.sched_free_flows) {
-    f.push_back(absl::StrCat("--sched_free_flows=", c.sched_free_flows));
-  }
-  if (c.max_steps != d.max_steps) f.push_back(absl::StrCat("--max_steps=", c.max_steps));
+#define FLOWCHECK_STRESS_RERUN_FLAG(type, name, def, uses, help) \
+  if (((uses) & kRerun) && c.name != d.name) f.push_back("--" #name "=" + FlagText(c.name));
+  FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_RERUN_FLAG)
+#undef FLOWCHECK_STRESS_RERUN_FLAG
   return f;
+}
+
+std::map<std::string, std::string> ConfigParams(const StressConfig& c) {
+  std::map<std::string, std::string> p;
+#define FLOWCHECK_STRESS_PARAM(type, name, def, uses, help) \
+  if ((uses) & kParam) p[#name] = ParamText(c.name);
+  FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_PARAM)
+#undef FLOWCHECK_STRESS_PARAM
+  return p;
+}
+
+bool ConfigFromParams(const std::map<std::string, std::string>& params, StressConfig* c,
+                      std::string* error) {
+#define FLOWCHECK_STRESS_READ_PARAM(type, name, def, uses, help)                   \
+  if ((uses) & kParam) {                                                          \
+    auto it = params.find(#name);                                                 \
+    if (it == params.end() || !ParseParam(it->second, &c->name)) {                \
+      *error = "param " #name ": missing or not a number";                       \
+      return false;                                                               \
+    }                                                                             \
+  }
+  FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_READ_PARAM)
+#undef FLOWCHECK_STRESS_READ_PARAM
+  return true;
 }
 
 bool BuiltWithTsan() { return std::string(flowcheck::BuildSanitizer()) == "tsan"; }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -54,6 +55,48 @@ TEST(ValidateTest, RangesStillHold) {
 
 TEST(RandomSeedTest, IsNeverZero) {
   for (int i = 0; i < 100; ++i) EXPECT_NE(RandomSeed(), 0u);
+}
+
+// A schedule file's params hold every kParam field and read back as them.
+TEST(ConfigParamsTest, EveryParamFieldReadsBack) {
+  StressConfig c;
+  c.seed = 12345678901234ull;
+  c.threads = 9;
+  c.contexts = 3;
+  c.qps_per_thread = 5;
+  c.workers = 4;
+  c.irq_thread = false;
+  c.bare_per_thread = 2;
+  c.flush_handoff = false;
+  c.sched_ops = 7;
+  c.sched_free_flows = 6;
+  const std::map<std::string, std::string> p = ConfigParams(c);
+  EXPECT_EQ(p.at("irq_thread"), "0");
+  EXPECT_EQ(p.at("seed"), "12345678901234");
+  EXPECT_EQ(p.count("seconds"), 0u);  // not a kParam field
+  StressConfig back;
+  std::string error;
+  ASSERT_TRUE(ConfigFromParams(p, &back, &error)) << error;
+#define FLOWCHECK_TEST_CHECK(type, name, def, uses, help) \
+  if ((uses) & kParam) EXPECT_EQ(back.name, c.name) << #name;
+  FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_TEST_CHECK)
+#undef FLOWCHECK_TEST_CHECK
+}
+
+TEST(ConfigParamsTest, AMissingOrBadParamIsNamed) {
+  std::map<std::string, std::string> p = ConfigParams(StressConfig{});
+  StressConfig c;
+  std::string error;
+  p["workers"] = "two";
+  EXPECT_FALSE(ConfigFromParams(p, &c, &error));
+  EXPECT_EQ(error, "param workers: missing or not a number");
+  p.erase("workers");
+  EXPECT_FALSE(ConfigFromParams(p, &c, &error));
+  EXPECT_EQ(error, "param workers: missing or not a number");
+  p = ConfigParams(StressConfig{});
+  p["threads"] = "4294967300";  // does not fit an int: not read as 4
+  EXPECT_FALSE(ConfigFromParams(p, &c, &error));
+  EXPECT_EQ(error, "param threads: missing or not a number");
 }
 
 }  // namespace

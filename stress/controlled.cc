@@ -37,58 +37,27 @@ constexpr char kOpsPrefix[] = "ops.";
 using Params = std::map<std::string, std::string>;
 using Lists = std::vector<std::vector<ListedOp>>;  // by participant index
 
-// The params that rebuild a run's executions (without execution and ops.*).
+// The params that rebuild a run's executions (without ops.*): the config's
+// kParam fields (stress/config.h) and the execution.
 Params ParamsOf(const StressConfig& c) {
-  return {
-      {"seed", absl::StrCat(c.seed)},
-      {"threads", absl::StrCat(c.threads)},
-      {"contexts", absl::StrCat(c.contexts)},
-      {"qps_per_thread", absl::StrCat(c.qps_per_thread)},
-      {"workers", absl::StrCat(c.workers)},
-      {"irq_thread", c.irq_thread ? "1" : "0"},
-      {"bare_per_thread", absl::StrCat(c.bare_per_thread)},
-      {"flush_handoff", c.flush_handoff ? "1" : "0"},
-      {"sched_ops", absl::StrCat(c.sched_ops)},
-      {"sched_free_flows", absl::StrCat(c.sched_free_flows)},
-      {"execution", "0"},
-  };
+  Params p = ConfigParams(c);
+  p["execution"] = "0";
+  return p;
 }
 
-bool IntParam(const Params& p, const std::string& key, int64_t* out, std::string* error) {
-  auto it = p.find(key);
-  if (it == p.end() || !absl::SimpleAtoi(it->second, out)) {
-    *error = "param " + key + ": missing or not a number";
-    return false;
-  }
-  return true;
-}
-
-// `c` from the scenario params (every fixed key present); execution too.
+// `c` from the scenario params (every kParam key present); execution too.
 bool ConfigFromParams(const Params& p, StressConfig* c, uint64_t* execution, std::string* error) {
-  int64_t seed, threads, contexts, qps, workers, irq, bare, handoff, ops, free_flows, exec;
-  if (!IntParam(p, "seed", &seed, error) || !IntParam(p, "threads", &threads, error) ||
-      !IntParam(p, "contexts", &contexts, error) ||
-      !IntParam(p, "qps_per_thread", &qps, error) || !IntParam(p, "workers", &workers, error) ||
-      !IntParam(p, "irq_thread", &irq, error) || !IntParam(p, "bare_per_thread", &bare, error) ||
-      !IntParam(p, "flush_handoff", &handoff, error) || !IntParam(p, "sched_ops", &ops, error) ||
-      !IntParam(p, "sched_free_flows", &free_flows, error) ||
-      !IntParam(p, "execution", &exec, error)) {
+  int64_t exec = -1;
+  auto it = p.find("execution");
+  if (it == p.end() || !absl::SimpleAtoi(it->second, &exec)) {
+    *error = "param execution: missing or not a number";
     return false;
   }
-  if (seed <= 0 || exec < 0) {
+  if (!stress::ConfigFromParams(p, c, error)) return false;
+  if (c->seed == 0 || exec < 0) {
     *error = "param seed must be > 0 and execution >= 0";
     return false;
   }
-  c->seed = static_cast<uint64_t>(seed);
-  c->threads = static_cast<int>(threads);
-  c->contexts = static_cast<int>(contexts);
-  c->qps_per_thread = static_cast<int>(qps);
-  c->workers = static_cast<int>(workers);
-  c->irq_thread = irq != 0;
-  c->bare_per_thread = static_cast<int>(bare);
-  c->flush_handoff = handoff != 0;
-  c->sched_ops = static_cast<int>(ops);
-  c->sched_free_flows = static_cast<int>(free_flows);
   *execution = static_cast<uint64_t>(exec);
   const std::string invalid = Validate(*c);
   if (!invalid.empty()) {

@@ -1,14 +1,10 @@
 // stress/flags.h: the stress driver's command-line flags (Abseil flags).
 //
-//   --threads=4 --ops_per_thread=-1 --seconds=0 --contexts=1 --qps_per_thread=2
-//   --seed=0 --yield_probability=0.05 --watchdog_seconds=30 --quiescent_every=500
-//   --workers=2 --irq_thread=true --bare_per_thread=7 --flush_handoff=true
-//   --sched=off --sched_depth=3 --max_preemptions=2 --sched_executions=0
-//   --sched_ops=4 --sched_free_flows=1 --schedule_out= --replay=
-//   --json_out= --progress_every=1
-//
-// Each maps to the StressConfig field of the same name (stress/config.h says
-// what it does). Only stress_main links this.
+// One flag per StressConfig field, of the same name and type, with the
+// field's default (but --progress_every=1) and help text: the table
+// FLOWCHECK_STRESS_CONFIG_FIELDS in stress/config.h. Besides them,
+// --replay=FILE. `stress_main --helpfull` lists them all. Only stress_main
+// links this.
 //
 // ParseFlags reads the command line into these flags without exiting, so
 // that every bad command line gets the same exit code (stress_main: 2)

@@ -63,6 +63,39 @@ TEST(ParseFlagsTest, NonFiniteNumbersParseAndAreLeftToValidate) {
   EXPECT_EQ(Validate(ConfigFromFlags()), "");
 }
 
+// A value other than `v`, of its type.
+bool Other(bool v) { return !v; }
+double Other(double v) { return v + 0.5; }
+std::string Other(const std::string& v) { return v + "x"; }
+template <typename T>
+T Other(T v) { return v + 3; }
+
+// The config table's promise: every field is a flag, and a rerun command
+// says every kRerun field that differs from its default, so that its flags
+// read back as the same config.
+TEST(ParseFlagsTest, TheRerunFlagsOfEveryFieldReadBack) {
+  StressConfig c;
+  c.seed = 99;
+#define FLOWCHECK_TEST_SET(type, name, def, uses, help) \
+  if ((uses) & kRerun) c.name = Other(c.name);
+  FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_TEST_SET)
+#undef FLOWCHECK_TEST_SET
+  std::vector<std::string> args = RerunFlags(c);
+  ASSERT_EQ(Parse(args), "");
+  const StressConfig back = ConfigFromFlags();
+  EXPECT_EQ(back.seed, 99u);
+#define FLOWCHECK_TEST_CHECK(type, name, def, uses, help) \
+  if ((uses) & kRerun) EXPECT_EQ(back.name, c.name) << "--" #name;
+  FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_TEST_CHECK)
+#undef FLOWCHECK_TEST_CHECK
+  // And the rest of the fields are flags too, with the config's defaults
+  // (but --progress_every).
+  ASSERT_EQ(Parse({"--json_out=j", "--schedule_out=s/", "--progress_every=0"}), "");
+  EXPECT_EQ(ConfigFromFlags().json_out, "j");
+  EXPECT_EQ(ConfigFromFlags().schedule_out, "s/");
+  EXPECT_EQ(ConfigFromFlags().progress_every, 0);
+}
+
 }  // namespace
 }  // namespace stress
 }  // namespace flowcheck

@@ -33,6 +33,13 @@ class JsonObject {
   JsonObject& Bool(const std::string& key, bool value) {
     return Raw(key, value ? "true" : "false");
   }
+  // A config field by its type.
+  JsonObject& Value(const std::string& key, bool v) { return Bool(key, v); }
+  JsonObject& Value(const std::string& key, double v) { return Num(key, v); }
+  JsonObject& Value(const std::string& key, const std::string& v) { return Str(key, v); }
+  JsonObject& Value(const std::string& key, int v) { return Int(key, v); }
+  JsonObject& Value(const std::string& key, int64_t v) { return Int(key, v); }
+  JsonObject& Value(const std::string& key, uint64_t v) { return Uint(key, v); }
   // On one line ("{"a": 1, "b": 2}") or one member a line (the top level).
   std::string Inline() const { return Render(", ", "{", "}"); }
   std::string Document() const { return Render(",\n  ", "{\n  ", "\n}\n"); }
@@ -99,12 +106,13 @@ std::string JsonNumber(double v) {
 std::string ResultJson(const StressResult& r, int interrupted_by) {
   JsonObject o = Head(interrupted_by != 0 ? "interrupted" : "pass", r.config);
   if (interrupted_by != 0) o.Str("interrupted_by", SignalName(interrupted_by));
-  o.Bool("tsan", BuiltWithTsan())
-      .Int("threads", r.config.threads)
-      .Int("contexts", r.config.contexts)
-      .Int("qps_per_thread", r.config.qps_per_thread)
-      .Num("yield_probability", r.config.yield_probability)
-      .Num("seconds", std::round(r.seconds * 1000) / 1000)
+  o.Bool("tsan", BuiltWithTsan());
+  // The config's kJson fields (stress/config.h), in its order.
+#define FLOWCHECK_STRESS_JSON_FIELD(type, name, def, uses, help) \
+  if ((uses) & kJson) o.Value(#name, r.config.name);
+  FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_JSON_FIELD)
+#undef FLOWCHECK_STRESS_JSON_FIELD
+  o.Num("seconds", std::round(r.seconds * 1000) / 1000)
       .Uint("ops", r.ops)
       .Num("ops_per_second", std::round(r.ops_per_second() * 10) / 10);
   JsonObject checks;
