@@ -11,8 +11,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 
-#include "core/check_id.h"
-#include "core/check_id_doc.h"
+#include "common/check_id.h"
+#include "common/check_id_doc.h"
 #include "core/invariants.h"
 #include "core/reference.h"
 #include "gmock/gmock.h"

@@ -44,7 +44,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/types/span.h"
-#include "core/check_id.h"
+#include "common/check_id.h"
 #include "core/hfi1.h"
 #include "core/qp.h"
 #include "core/reference.h"
@@ -54,7 +54,7 @@ namespace flowcheck {
 // What CheckInvariants and CheckFlowBitmap report, one id each: docs/kernel-invariants.md's
 // F1-F6 and W1-W6 names, and ARG. Only these two checkers report them; the
 // stress driver's own checks and the reference properties have their own
-// ids (core/check_id.h says why). docs/core.md lists this table
+// ids (common/check_id.h says why). docs/core.md lists this table
 // (//core:check_ids_doc_test keeps the two equal).
 enum class Invariant { kF1, kF2, kF3, kF4, kF5, kF6, kW1, kW2, kW3, kW4, kW5, kW6, kArg, kCount };
 inline constexpr CheckId<Invariant> kInvariantIds[] = {

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "core/check_id.h"
+#include "common/check_id.h"
 
 namespace flowcheck {
 namespace reference {

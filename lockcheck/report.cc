@@ -45,21 +45,8 @@ std::vector<Report>* recorded = nullptr;  // non-null while a recorder lives
 }  // namespace
 
 const char* RuleName(Rule rule) {
-  switch (rule) {
-    case Rule::kUnlockNotHeld: return "unlock-of-unheld-lock";
-    case Rule::kUnlockNotOwner: return "unlock-by-non-owner";
-    case Rule::kRecursiveLock: return "recursive-locking";
-    case Rule::kRecursiveClass: return "recursive-locking-of-class";
-    case Rule::kOrderInversion: return "lock-order-inversion";
-    case Rule::kIrqSafety: return "inconsistent-irq-lock-state";
-    case Rule::kExitWithLocksHeld: return "thread-exit-with-locks-held";
-    case Rule::kDestroyHeldLock: return "held-lock-destroyed";
-    case Rule::kAssertHeld: return "lockdep-assert-held-failed";
-    case Rule::kAssertNotHeld: return "lockdep-assert-not-held-failed";
-    case Rule::kUninitialized: return "uninitialized-lock";
-    case Rule::kIrqSafeToUnsafe: return "irq-safe-to-irq-unsafe-lock-order";
-  }
-  return "unknown";
+  const size_t i = static_cast<size_t>(rule);
+  return i < static_cast<size_t>(Rule::kCount) ? kRuleIds[i].id : "unknown";
 }
 
 std::string Report::ToString() const {

@@ -23,25 +23,58 @@
 #include <string>
 #include <vector>
 
+#include "common/check_id.h"
+
 namespace lockcheck {
 
-// The rules lockcheck enforces (lockdep's, for spinlocks).
+// The rules lockcheck enforces (lockdep's, for spinlocks). Each has a row in
+// kRuleIds: its stable, lockdep-style name (what reports print) and what a
+// report of it means; docs/lockcheck.md lists the same rows
+// (//lockcheck:rule_ids_doc_test).
 enum class Rule {
-  kUnlockNotHeld,       // unlock of a lock nobody holds
-  kUnlockNotOwner,      // unlock by a thread that is not the owner
-  kRecursiveLock,       // acquiring a lock instance this thread already holds
-  kRecursiveClass,      // acquiring a second lock of a class this thread holds
-  kOrderInversion,      // a cycle in the lock-class order graph
-  kIrqSafety,           // a lock used in hardirq context also taken with IRQs on
-  kExitWithLocksHeld,   // a thread ended while holding locks
-  kDestroyHeldLock,     // a held lock was destroyed
-  kAssertHeld,          // lockdep_assert_held failed
-  kAssertNotHeld,       // lockdep_assert_not_held failed
-  kUninitialized,       // lock used before spin_lock_init (it has no class)
-  kIrqSafeToUnsafe,     // an IRQ-safe lock held while taking an IRQ-unsafe one
+  kUnlockNotHeld,
+  kUnlockNotOwner,
+  kRecursiveLock,
+  kRecursiveClass,
+  kOrderInversion,
+  kIrqSafety,
+  kExitWithLocksHeld,
+  kDestroyHeldLock,
+  kAssertHeld,
+  kAssertNotHeld,
+  kUninitialized,
+  kIrqSafeToUnsafe,
+  kCount
 };
 
-// Stable, lockdep-style name of a rule, e.g. "lock-order-inversion".
+inline constexpr flowcheck::CheckId<Rule> kRuleIds[] = {
+    {Rule::kUnlockNotHeld, "unlock-of-unheld-lock", "unlock of a lock no thread holds"},
+    {Rule::kUnlockNotOwner, "unlock-by-non-owner", "unlock by a thread that is not the owner"},
+    {Rule::kRecursiveLock, "recursive-locking",
+     "acquiring an instance the thread holds (self-deadlock); reported before spinning"},
+    {Rule::kRecursiveClass, "recursive-locking-of-class",
+     "acquiring a second lock of a class the thread holds: \"never two QPs' s_locks at once\" "
+     "(lockdep's \"possible recursive locking\"); `spin_lock_nested` opts out"},
+    {Rule::kOrderInversion, "lock-order-inversion",
+     "a new class edge A -> B closes a cycle B -> ... -> A of any length"},
+    {Rule::kIrqSafety, "inconsistent-irq-lock-state",
+     "a class used in hardirq context is also taken, or held when IRQs are re-enabled, with "
+     "IRQs on (either order of discovery)"},
+    {Rule::kExitWithLocksHeld, "thread-exit-with-locks-held",
+     "a thread exits holding locks (they stay locked)"},
+    {Rule::kDestroyHeldLock, "held-lock-destroyed", "a held lock's destructor runs"},
+    {Rule::kAssertHeld, "lockdep-assert-held-failed",
+     "`lockdep_assert_held` in a thread that does not hold the lock"},
+    {Rule::kAssertNotHeld, "lockdep-assert-not-held-failed",
+     "`lockdep_assert_not_held` in the holder"},
+    {Rule::kUninitialized, "uninitialized-lock", "a lock used before `spin_lock_init`"},
+    {Rule::kIrqSafeToUnsafe, "irq-safe-to-irq-unsafe-lock-order",
+     "a dependency path from an IRQ-safe class to an IRQ-unsafe one, whether the edge or a "
+     "usage is learned last"},
+};
+static_assert(flowcheck::WellFormedIdTable(kRuleIds), "one row per Rule, in order");
+
+// The rule's name, e.g. "lock-order-inversion" (its kRuleIds id).
 const char* RuleName(Rule rule);
 
 struct Report {

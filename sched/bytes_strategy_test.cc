@@ -18,9 +18,9 @@ namespace {
 sched::Options Opts(std::vector<uint8_t> bytes, const std::string& backend = "fiber") {
   sched::Options o;
   o.scenario = "bytes_strategy_test";
-  o.strategy = "bytes";
+  o.strategy = ::sched::StrategyKind::kBytes;
   o.bytes = std::move(bytes);
-  o.backend = backend;
+  EXPECT_TRUE(::sched::Parse(backend, &o.backend));
   o.out = nullptr;
   o.verbosity = 0;
   o.schedule_out = ::testing::TempDir();

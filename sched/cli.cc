@@ -122,7 +122,10 @@ int Main(int argc, char** argv, const char* target) {
       if (peq == std::string::npos || peq == 0) return Usage("expected --param=KEY=VALUE");
       given[value.substr(0, peq)] = value.substr(peq + 1);
     } else if (flag == "--strategy") {
-      o.strategy = value;
+      if (!Parse(value, &o.strategy) || o.strategy == StrategyKind::kReplay ||
+          o.strategy == StrategyKind::kGuided || o.strategy == StrategyKind::kBytes) {
+        return Usage("unknown strategy '" + value + "' (random, pct or dfs; --replay=FILE replays)");
+      }
     } else if (flag == "--seed" && ParseInt(value, 0, &n)) {
       o.seed = static_cast<uint64_t>(n);
     } else if (flag == "--depth" && ParseInt(value, 1, &n)) {
@@ -134,11 +137,9 @@ int Main(int argc, char** argv, const char* target) {
       executions_given = true;
     } else if (flag == "--max_steps" && ParseInt(value, 1, &n)) {
       o.max_steps = static_cast<uint64_t>(n);
-    } else if (flag == "--lockcheck_reports" &&
-               (value == "end" || value == "defer" || value == "record")) {
-      o.lockcheck_reports = value;
+    } else if (flag == "--lockcheck_reports" && Parse(value, &o.lockcheck_reports)) {
     } else if (flag == "--backend") {
-      o.backend = value;
+      if (!Parse(value, &o.backend)) return Usage("unknown backend '" + value + "' (fiber or baton)");
     } else if (flag == "--schedule_out") {
       o.schedule_out = value;
     } else if (flag == "--replay") {
@@ -151,16 +152,16 @@ int Main(int argc, char** argv, const char* target) {
       return Usage("bad argument '" + arg + "'");
     }
   }
-  if (o.strategy == "dfs" && !executions_given) o.max_executions = 0;
+  if (o.strategy == StrategyKind::kDfs && !executions_given) o.max_executions = 0;
   if (!replay.empty()) {
     o.replay_path = flowcheck::ResolveUserPath(replay);
     std::string error;
     if (!LoadScheduleFile(o.replay_path, &o.replay, &error)) return Usage(error);
     scenario = o.replay.scenario;
     given = o.replay.params;
-    o.strategy = "replay";
+    o.strategy = StrategyKind::kReplay;
     o.seed = o.replay.seed;
-    if (!o.replay.backend.empty()) o.backend = o.replay.backend;
+    if (!o.replay.backend.empty()) Parse(o.replay.backend, &o.backend);  // checked on load
   }
   if (minimize && replay.empty()) return Usage("--minimize needs --replay=FILE (the failing schedule)");
   if (scenario.empty()) return Usage("--scenario=NAME or --replay=FILE is required");

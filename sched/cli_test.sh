@@ -45,6 +45,12 @@ check "a missing schedule file is unusable" 2 $? "$tmp/none" "cannot read .*none
 check "an unknown scenario is a usage error" 2 $? "$tmp/unknown" "no scenario 'no_such_scenario'"
 "$bin" --scenario=bitmap_alloc --param=colour=blue >"$tmp/param" 2>&1
 check "an unknown parameter is a usage error" 2 $? "$tmp/param" "has no parameter 'colour'"
+"$bin" --scenario=bitmap_alloc --strategy=bogus >"$tmp/strategy" 2>&1
+check "an unknown strategy is a usage error" 2 $? "$tmp/strategy" "unknown strategy 'bogus' \(random, pct or dfs"
+"$bin" --scenario=bitmap_alloc --strategy=bytes >"$tmp/bytes" 2>&1
+check "an internal strategy is not a flag value" 2 $? "$tmp/bytes" "unknown strategy 'bytes'"
+"$bin" --scenario=bitmap_alloc --backend=threads >"$tmp/backend" 2>&1
+check "an unknown backend is a usage error" 2 $? "$tmp/backend" "unknown backend 'threads' \(fiber or baton\)"
 
 "$bin" --scenario=bitmap_alloc --strategy=dfs --schedule_out=/nonexistent-flowcheck/x.schedule \
   >"$tmp/unwritable" 2>&1

@@ -243,7 +243,7 @@ void Runtime::OnLockcheckReport(const lockcheck::Report& report) {
   const std::string line = std::string(lockcheck::RuleName(report.rule)) + " on " +
                            report.lock_class + " in " + report.thread;
   const std::string text = report.ToString() + "\n" + DescribeThreads();
-  if (options_.lockcheck_reports != "end") {
+  if (options_.lockcheck_reports != LockcheckReports::kEnd) {
     if (deferred_kind_.empty()) {
       deferred_kind_ = "lockcheck";
       deferred_line_ = line;

@@ -104,10 +104,10 @@ DfsRun RunDfs(const Program& p, int bound, const std::string& backend) {
   DfsRun run;
   sched::Options o;
   o.scenario = "dfs_count";
-  o.strategy = "dfs";
+  o.strategy = ::sched::StrategyKind::kDfs;
   o.max_preemptions = bound;
   o.max_executions = 0;
-  o.backend = backend;
+  EXPECT_TRUE(::sched::Parse(backend, &o.backend));
   o.out = nullptr;
   o.verbosity = 0;
   run.result = sched::Run(o, [&p, &run] {
@@ -187,7 +187,7 @@ ProgramsRun RunPrograms(const std::vector<Program>& programs, int bound, uint64_
   ProgramsRun run;
   sched::Options o;
   o.scenario = "dfs_programs";
-  o.strategy = "dfs";
+  o.strategy = ::sched::StrategyKind::kDfs;
   o.max_preemptions = bound;
   o.max_executions = 0;
   o.max_seconds = max_seconds;

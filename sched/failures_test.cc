@@ -22,12 +22,12 @@ class FailuresTest : public ::testing::TestWithParam<std::string> {
     EXPECT_TRUE(sched::ResolveParams(*spec, given, &o.params, &error)) << error;
     auto setup = spec->make(o.params, &error);
     o.scenario = name;
-    o.strategy = strategy;
+    EXPECT_TRUE(::sched::Parse(strategy, &o.strategy));
     o.max_executions = strategy == "dfs" ? 0 : 1000;
     o.max_preemptions = 2;
-    o.lockcheck_reports = lockcheck;
+    EXPECT_TRUE(::sched::Parse(lockcheck, &o.lockcheck_reports));
     o.max_steps = max_steps;
-    o.backend = GetParam();
+    EXPECT_TRUE(::sched::Parse(GetParam(), &o.backend));
     o.out = nullptr;
     o.verbosity = 0;
     o.schedule_out = ::testing::TempDir() + "/";

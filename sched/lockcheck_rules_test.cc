@@ -26,10 +26,10 @@ class LockcheckRulesTest : public ::testing::TestWithParam<std::string> {
   sched::Options Opts() {
     sched::Options o;
     o.scenario = "lockcheck_rules_test";
-    o.strategy = "dfs";
+    o.strategy = ::sched::StrategyKind::kDfs;
     o.max_executions = 0;
     o.max_preemptions = -1;
-    o.backend = GetParam();
+    EXPECT_TRUE(::sched::Parse(GetParam(), &o.backend));
     o.out = nullptr;
     o.verbosity = 0;
     o.schedule_out = ::testing::TempDir() + "/";
@@ -88,7 +88,7 @@ TEST_P(LockcheckRulesTest, ALogicalThreadEndingWithALockHeldIsReportedByName) {
   ASSERT_NE(spec, nullptr);
   std::string error;
   sched::Options o = Opts();
-  o.strategy = "random";
+  o.strategy = ::sched::StrategyKind::kRandom;
   o.max_executions = 1;
   const sched::RunResult r = sched::Run(o, spec->make({}, &error));
   ASSERT_TRUE(r.failed);
@@ -141,10 +141,10 @@ std::set<int> InterruptStartStages(const std::string& backend, bool as_interrupt
   auto stages = std::make_shared<std::set<int>>();
   sched::Options o;
   o.scenario = "irq_probe";
-  o.strategy = "dfs";
+  o.strategy = ::sched::StrategyKind::kDfs;
   o.max_executions = 0;
   o.max_preemptions = -1;
-  o.backend = backend;
+  EXPECT_TRUE(::sched::Parse(backend, &o.backend));
   o.out = nullptr;
   o.verbosity = 0;
   *result = sched::Run(o, [stages, as_interrupt] {
@@ -234,7 +234,7 @@ TEST_P(LockcheckRulesTest, AnInterruptLandsBetweenTwoBackToBackIrqsaveSections) 
     SCOPED_TRACE(strategy);
     auto seen = std::make_shared<std::set<int>>();
     sched::Options o = Opts();
-    o.strategy = strategy;
+    EXPECT_TRUE(::sched::Parse(strategy, &o.strategy));
     o.max_executions = std::string(strategy) == "dfs" ? 0 : 200;
     o.max_preemptions = -1;
     const sched::RunResult r = sched::Run(o, BackToBackScenario(seen));
@@ -250,7 +250,7 @@ TEST_P(LockcheckRulesTest, AnInterruptLandsBetweenTwoBackToBackIrqsaveSections) 
 TEST_P(LockcheckRulesTest, AnInterruptHandlerRunsAsOftenAsItsRuns) {
   auto pairs = std::make_shared<std::set<std::pair<int, int>>>();
   sched::Options o = Opts();
-  o.strategy = "dfs";
+  o.strategy = ::sched::StrategyKind::kDfs;
   o.max_executions = 0;
   o.max_preemptions = -1;
   const sched::RunResult r = sched::Run(o, [pairs] {
@@ -313,7 +313,7 @@ TEST_P(LockcheckRulesTest, AnInterruptOnALockTakenWithIrqsOnIsADeadlock) {
       << r.failure_line;
   // With lockcheck's reports recorded only, the search runs into the deadlock
   // itself: the interrupt spins on the lock its own CPU's thread holds.
-  o.lockcheck_reports = "record";
+  o.lockcheck_reports = ::sched::LockcheckReports::kRecord;
   r = sched::Run(o, spec->make(o.params, &error));
   ASSERT_TRUE(r.failed);
   EXPECT_EQ(r.failure_kind, "deadlock");
@@ -324,7 +324,7 @@ TEST_P(LockcheckRulesTest, AnInterruptOnALockTakenWithIrqsOnIsADeadlock) {
   EXPECT_NE(r.report.find("\"process\": interrupted by thread"), std::string::npos) << r.report;
   // And with spin_lock_irqsave the space is clean.
   o.params = {{"irqsave", "1"}};
-  o.lockcheck_reports = "end";
+  o.lockcheck_reports = ::sched::LockcheckReports::kEnd;
   r = sched::Run(o, spec->make(o.params, &error));
   EXPECT_FALSE(r.failed) << r.output;
   EXPECT_TRUE(r.dfs_exhausted);

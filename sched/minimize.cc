@@ -73,12 +73,12 @@ class Minimizer {
     std::string error;
     std::function<void()> setup = spec_.make(params, &error);
     if (!setup) return false;  // e.g. the scenario needs a non-empty list
-    if (RunOnce(params, setup, "guided", guide, 0, kept)) return true;
-    return search >= 0 && RunOnce(params, setup, "dfs", {}, search, kept);
+    if (RunOnce(params, setup, StrategyKind::kGuided, guide, 0, kept)) return true;
+    return search >= 0 && RunOnce(params, setup, StrategyKind::kDfs, {}, search, kept);
   }
 
   bool RunOnce(const ScenarioParams& params, const std::function<void()>& setup,
-               const char* strategy, const std::vector<ScheduledDecision>& guide,
+               StrategyKind strategy, const std::vector<ScheduledDecision>& guide,
                int max_preemptions, Kept* kept) {
     if (runs_ >= kMaxCandidateRuns) return false;
     ++runs_;
@@ -88,10 +88,10 @@ class Minimizer {
     o.strategy = strategy;
     o.replay.decisions = guide;
     o.max_preemptions = max_preemptions;
-    o.max_executions = o.strategy == "dfs" ? kSearchExecutions : 1;
+    o.max_executions = o.strategy == StrategyKind::kDfs ? kSearchExecutions : 1;
     o.max_steps = input_.max_steps;
-    o.lockcheck_reports = input_.lockcheck_reports;
-    if (!input_.backend.empty()) o.backend = input_.backend;
+    Parse(input_.lockcheck_reports, &o.lockcheck_reports);  // checked on load
+    if (!input_.backend.empty()) Parse(input_.backend, &o.backend);
     o.write_schedule = false;
     o.wanted_failure = [this](const std::string& kind, const std::string& line) {
       return FailureMarker(kind, line) == marker_;
@@ -184,7 +184,7 @@ class Minimizer {
     std::function<void()> setup = spec_.make(best_.params, &error);
     for (int p = 0; setup && p < CountPreemptions(best_.decisions); ++p) {
       Kept c;
-      if (RunOnce(best_.params, setup, "dfs", {}, p, &c) && Offer(c)) return true;
+      if (RunOnce(best_.params, setup, StrategyKind::kDfs, {}, p, &c) && Offer(c)) return true;
     }
     return false;
   }
@@ -223,10 +223,10 @@ class Minimizer {
     Options o;
     o.scenario = spec_.name;
     o.params = input_.params;
-    o.strategy = "replay";
+    o.strategy = StrategyKind::kReplay;
     o.replay = input_;
     o.replay_path = input_path;
-    if (!input_.backend.empty()) o.backend = input_.backend;
+    if (!input_.backend.empty()) Parse(input_.backend, &o.backend);
     o.out = nullptr;
     const RunResult first = sched::Run(o, setup);
     if (!first.failed || first.usage_error || first.failure_kind == "nondeterminism") {

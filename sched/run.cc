@@ -76,7 +76,7 @@ bool IsDirectory(const std::string& path) {
 }
 
 std::string SchedulePath(const Options& o, uint64_t execution) {
-  const std::string name = o.scenario + "-" + o.strategy + "-seed" + std::to_string(o.seed) +
+  const std::string name = o.scenario + "-" + Name(o.strategy) + "-seed" + std::to_string(o.seed) +
                            "-exec" + std::to_string(execution) + ".schedule";
   std::string dir;
   if (!o.schedule_out.empty()) {
@@ -125,24 +125,29 @@ uint64_t ShardSeed(const Options& o) {
 }
 
 std::unique_ptr<Strategy> MakeStrategy(const Options& o, std::string* error) {
-  if (o.strategy == "random") return MakeRandomStrategy(ShardSeed(o), o.max_executions);
-  if (o.strategy == "pct") {
-    if (o.pct_depth < 1) *error = "pct depth must be >= 1";
-    return MakePctStrategy(ShardSeed(o), o.pct_depth, o.max_executions);
+  switch (o.strategy) {
+    case StrategyKind::kRandom:
+      return MakeRandomStrategy(ShardSeed(o), o.max_executions);
+    case StrategyKind::kPct:
+      if (o.pct_depth < 1) *error = "pct depth must be >= 1";
+      return MakePctStrategy(ShardSeed(o), o.pct_depth, o.max_executions);
+    case StrategyKind::kDfs: {
+      DfsOptions d;
+      d.max_preemptions = o.max_preemptions;
+      d.max_executions = o.max_executions;
+      d.num_programs = o.num_programs;
+      d.shard_index = o.shard_index;
+      d.shard_count = o.shard_count;
+      return MakeDfsStrategy(d);
+    }
+    case StrategyKind::kReplay:
+      return MakeReplayStrategy(o.replay.decisions);
+    case StrategyKind::kGuided:
+      return MakeGuidedStrategy(o.replay.decisions);
+    case StrategyKind::kBytes:
+      return MakeBytesStrategy(o.bytes);
   }
-  if (o.strategy == "dfs") {
-    DfsOptions d;
-    d.max_preemptions = o.max_preemptions;
-    d.max_executions = o.max_executions;
-    d.num_programs = o.num_programs;
-    d.shard_index = o.shard_index;
-    d.shard_count = o.shard_count;
-    return MakeDfsStrategy(d);
-  }
-  if (o.strategy == "replay") return MakeReplayStrategy(o.replay.decisions);
-  if (o.strategy == "guided") return MakeGuidedStrategy(o.replay.decisions);
-  if (o.strategy == "bytes") return MakeBytesStrategy(o.bytes);
-  *error = "unknown strategy '" + o.strategy + "' (random, pct, dfs, replay, guided or bytes)";
+  *error = "no such strategy";
   return nullptr;
 }
 
@@ -199,6 +204,35 @@ bool JudgeReplay(const Options& o, const Strategy& strategy, uint64_t code_hash,
 
 }  // namespace
 
+namespace {
+
+constexpr const char* kStrategyNames[] = {"random", "pct", "dfs", "replay", "guided", "bytes"};
+constexpr const char* kBackendNames[] = {"fiber", "baton"};
+constexpr const char* kReportModeNames[] = {"end", "defer", "record"};
+
+template <typename E, size_t N>
+bool ParseName(const char* const (&names)[N], const std::string& name, E* out) {
+  for (size_t i = 0; i < N; ++i) {
+    if (name == names[i]) {
+      *out = static_cast<E>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* Name(StrategyKind s) { return kStrategyNames[static_cast<int>(s)]; }
+const char* Name(Backend b) { return kBackendNames[static_cast<int>(b)]; }
+const char* Name(LockcheckReports r) { return kReportModeNames[static_cast<int>(r)]; }
+bool Parse(const std::string& name, StrategyKind* out) { return ParseName(kStrategyNames, name, out); }
+bool Parse(const std::string& name, Backend* out) { return ParseName(kBackendNames, name, out); }
+bool Parse(const std::string& name, LockcheckReports* out) {
+  return ParseName(kReportModeNames, name, out);
+}
+
+
 std::string TraceHashHex(uint64_t hash) {
   char buf[20];
   std::snprintf(buf, sizeof buf, "%016" PRIx64, hash);
@@ -209,20 +243,17 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
   RunResult result;
   Printer print(options.out, &result.output);
   Options o = options;
-  const bool replay = o.strategy == "replay";
+  const bool replay = o.strategy == StrategyKind::kReplay;
+  std::string error;
   if (replay) {  // the recorded run options win
     o.max_steps = o.replay.max_steps;
-    o.lockcheck_reports = o.replay.lockcheck_reports;
+    if (!Parse(o.replay.lockcheck_reports, &o.lockcheck_reports)) {
+      error = "unknown lockcheck_reports mode '" + o.replay.lockcheck_reports +
+              "' (end, defer or record)";
+    }
   }
-  std::string error = ResolveShards(&o);
+  if (error.empty()) error = ResolveShards(&o);
   std::unique_ptr<Strategy> strategy = error.empty() ? MakeStrategy(o, &error) : nullptr;
-  if (error.empty() && o.lockcheck_reports != "end" && o.lockcheck_reports != "defer" &&
-      o.lockcheck_reports != "record") {
-    error = "unknown lockcheck_reports mode '" + o.lockcheck_reports + "' (end, defer or record)";
-  }
-  if (error.empty() && o.backend != "fiber" && o.backend != "baton") {
-    error = "unknown backend '" + o.backend + "' (fiber or baton)";
-  }
   if (error.empty() && replay && (o.replay.scenario != o.scenario || o.replay.params != o.params)) {
     error = "the schedule is for scenario '" + o.replay.scenario +
             "' with other parameters, not '" + o.scenario + "'";
@@ -237,7 +268,7 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
   }
 
   const uint64_t code_hash = o.code_hash != 0 ? o.code_hash : ExecutableHash();
-  std::unique_ptr<internal::Switcher> switcher = o.backend == "baton"
+  std::unique_ptr<internal::Switcher> switcher = o.backend == Backend::kBaton
                                                      ? internal::MakeBatonSwitcher()
                                                      : internal::MakeFiberSwitcher(o.stack_size);
   internal::Runtime runtime(o, strategy.get(), switcher.get());
@@ -284,14 +315,14 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
         }
         s.target = o.target;
         s.sanitizer = internal::BuildSanitizer();
-        s.strategy = o.strategy;
+        s.strategy = Name(o.strategy);
         s.strategy_params = strategy->Params();
         if (o.num_programs > 1) s.strategy_params["program"] = std::to_string(program);
         s.seed = ShardSeed(o);  // a shard's own seed: the one its rerun needs
         s.execution = i;
-        s.backend = o.backend;
+        s.backend = Name(o.backend);
         s.max_steps = o.max_steps;
-        s.lockcheck_reports = o.lockcheck_reports;
+        s.lockcheck_reports = Name(o.lockcheck_reports);
         s.failure = e.kind;
         s.trace_hash = e.trace_hash;
         s.code = code_hash;

@@ -2,7 +2,7 @@
 //
 //   sched::Options o;
 //   o.scenario = "bitmap_alloc";            // identity, for the schedule file
-//   o.strategy = "pct"; o.seed = 7; o.max_executions = 1000;
+//   o.strategy = sched::StrategyKind::kPct; o.seed = 7; o.max_executions = 1000;
 //   sched::RunResult r = sched::Run(o, setup);   // setup: see sched.h
 //   if (r.failed) ... r.schedule_path, r.report ...
 //
@@ -65,16 +65,41 @@
 
 namespace sched {
 
+// How the schedules of a run are chosen (strategy.h has the strategies):
+//   kRandom, kPct, kDfs   explore;
+//   kReplay               follow Options::replay (a schedule file);
+//   kGuided               the minimizer's lenient replay of replay.decisions;
+//   kBytes                take the decisions from Options::bytes (a fuzz input).
+enum class StrategyKind { kRandom, kPct, kDfs, kReplay, kGuided, kBytes };
+// How logical threads are switched (switcher.h).
+enum class Backend { kFiber, kBaton };
+// What a lockcheck report does to an execution:
+//   kEnd     it fails, at the reporting thread's next decision point;
+//   kDefer   it goes on (so a deadlock can still show) and fails at its end
+//            with the first report, unless it failed otherwise first;
+//   kRecord  reports never fail it; they are added to the report of any
+//            other failure (to let a search run into the deadlock a
+//            lock-order report predicts).
+enum class LockcheckReports { kEnd, kDefer, kRecord };
+
+// Each value's name: what flags take, schedule files record and file names
+// carry ("random", "pct", "dfs", "replay", "guided", "bytes"; "fiber",
+// "baton"; "end", "defer", "record").
+const char* Name(StrategyKind s);
+const char* Name(Backend b);
+const char* Name(LockcheckReports r);
+// The value named `name`; false if none is (*out unchanged).
+bool Parse(const std::string& name, StrategyKind* out);
+bool Parse(const std::string& name, Backend* out);
+bool Parse(const std::string& name, LockcheckReports* out);
+
 struct Options {
   // Identity of the scenario, written into schedule files.
   std::string scenario = "unnamed";
   std::map<std::string, std::string> params;
   std::string target;  // Bazel target that can replay it, if any
 
-  // "random", "pct", "dfs" or "replay" (then `replay` holds the schedule);
-  // "guided" (the minimizer's lenient replay of `replay.decisions`,
-  // strategy.h); "bytes" (then `bytes` holds the decisions: strategy.h).
-  std::string strategy = "random";
+  StrategyKind strategy = StrategyKind::kRandom;
   std::vector<uint8_t> bytes;
   uint64_t seed = 1;
   int pct_depth = 3;
@@ -110,17 +135,8 @@ struct Options {
 
   // An execution with more decisions than this fails as "step-bound".
   uint64_t max_steps = 10000;
-  // What a lockcheck report does to an execution:
-  //   "end"    it fails, at the reporting thread's next decision point;
-  //   "defer"  it goes on (so a deadlock can still show) and fails at its
-  //            end with the first report, unless it failed otherwise first;
-  //   "record" reports never fail it; they are added to the report of any
-  //            other failure (to let a search run into the deadlock a
-  //            lock-order report predicts).
-  std::string lockcheck_reports = "end";
-
-  // "fiber" (default) or "baton" (switcher.h).
-  std::string backend = "fiber";
+  LockcheckReports lockcheck_reports = LockcheckReports::kEnd;
+  Backend backend = Backend::kFiber;
   size_t stack_size = 0;  // fiber stacks; 0: default
 
   // Where a failing schedule goes: a file path, or a directory (existing, or

@@ -93,7 +93,7 @@ Outcome Runtime::RunExecution(const std::function<void()>& setup) {
     }
   }
   Teardown();
-  if (!failed_ && !deferred_kind_.empty() && options_.lockcheck_reports == "defer") {
+  if (!failed_ && !deferred_kind_.empty() && options_.lockcheck_reports == LockcheckReports::kDefer) {
     SetFailure(deferred_kind_, deferred_line_, deferred_report_);
   }
   IgnoreScope ignore;

@@ -20,10 +20,10 @@ class RuntimeTest : public ::testing::TestWithParam<std::string> {
   sched::Options Opts(const std::string& strategy) {
     sched::Options o;
     o.scenario = "runtime_test";
-    o.strategy = strategy;
+    EXPECT_TRUE(::sched::Parse(strategy, &o.strategy));
     o.max_executions = strategy == "dfs" ? 0 : 200;
     o.max_preemptions = -1;
-    o.backend = GetParam();
+    EXPECT_TRUE(::sched::Parse(GetParam(), &o.backend));
     o.out = nullptr;
     o.verbosity = 0;
     o.schedule_out = ::testing::TempDir();

@@ -66,9 +66,9 @@ double Controlled(const std::string& backend, int threads, int ops, uint64_t exe
                   uint64_t* steps) {
   sched::Options o;
   o.scenario = "lock_ops";
-  o.strategy = "random";
+  o.strategy = sched::StrategyKind::kRandom;
   o.max_executions = executions;
-  o.backend = backend;
+  sched::Parse(backend, &o.backend);  // "fiber" or "baton", from main
   o.out = nullptr;
   o.verbosity = 0;
   const auto start = Clock::now();
@@ -104,10 +104,10 @@ double Uncontrolled(int threads, int ops, uint64_t executions) {
 double HandOffNs(const std::string& backend, int yields) {
   sched::Options o;
   o.scenario = "ping_pong";
-  o.strategy = "random";
+  o.strategy = sched::StrategyKind::kRandom;
   o.max_executions = 1;
   o.max_steps = 4 * static_cast<uint64_t>(yields) + 100;
-  o.backend = backend;
+  sched::Parse(backend, &o.backend);  // "fiber" or "baton", from main
   o.out = nullptr;
   o.verbosity = 0;
   const auto start = Clock::now();

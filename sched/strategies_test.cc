@@ -34,7 +34,7 @@ sched::Options Opts(const std::string& scenario, const sched::ScenarioParams& pa
   sched::Options o;
   o.scenario = scenario;
   o.params = params;
-  o.strategy = strategy;
+  EXPECT_TRUE(::sched::Parse(strategy, &o.strategy));
   o.out = nullptr;
   o.verbosity = 1;
   o.schedule_out = ::testing::TempDir() + "/";
@@ -58,7 +58,7 @@ void FindAndReplay(const std::string& strategy, const std::string& backend) {
   sched::ScenarioParams params;
   auto setup = ScenarioSetup("bitmap_alloc", {{"variant", "split"}}, &params);
   sched::Options o = Opts("bitmap_alloc", params, strategy);
-  o.backend = backend;
+  EXPECT_TRUE(::sched::Parse(backend, &o.backend));
   o.seed = 3;
   o.max_executions = strategy == "dfs" ? 0 : 1000;
   const sched::RunResult found = sched::Run(o, setup);
@@ -99,7 +99,7 @@ void FindAndReplay(const std::string& strategy, const std::string& backend) {
     sched::Options r = Opts("bitmap_alloc", params, "replay");
     r.replay = s;
     r.replay_path = found.schedule_path;
-    r.backend = backend;
+    EXPECT_TRUE(::sched::Parse(backend, &r.backend));
     const sched::RunResult replayed = sched::Run(r, setup);
     ASSERT_TRUE(replayed.failed) << replayed.output;
     EXPECT_EQ(replayed.failure_kind, "check") << replayed.output;
@@ -130,7 +130,7 @@ TEST_P(StrategiesTest, TheAtomicVariantPassesAnExhaustiveDfs) {
   auto setup = ScenarioSetup("bitmap_alloc", {{"variant", "atomic"}}, &params);
   for (int bound : {2, -1}) {
     sched::Options o = Opts("bitmap_alloc", params, "dfs");
-    o.backend = GetParam();
+    EXPECT_TRUE(::sched::Parse(GetParam(), &o.backend));
     o.max_preemptions = bound;
     o.max_executions = 0;
     const sched::RunResult r = sched::Run(o, setup);
@@ -146,7 +146,7 @@ TEST_P(StrategiesTest, PctPrintsItsBoundForTheRunsNAndK) {
   sched::ScenarioParams params;
   auto setup = ScenarioSetup("bitmap_alloc", {{"variant", "atomic"}}, &params);
   sched::Options o = Opts("bitmap_alloc", params, "pct");
-  o.backend = GetParam();
+  EXPECT_TRUE(::sched::Parse(GetParam(), &o.backend));
   o.max_executions = 5;
   const sched::RunResult r = sched::Run(o, setup);
   ASSERT_FALSE(r.failed) << r.output;
@@ -169,7 +169,7 @@ TEST_P(StrategiesTest, TheSameSeedGivesTheSameTraceHashesAndOtherSeedsOtherOnes)
       std::vector<std::string> first;
       for (int repeat = 0; repeat < 2; ++repeat) {
         sched::Options o = Opts("lock_ops", params, strategy);
-        o.backend = GetParam();
+        EXPECT_TRUE(::sched::Parse(GetParam(), &o.backend));
         o.seed = seed;
         o.max_executions = 20;
         const sched::RunResult r = sched::Run(o, setup);
@@ -196,7 +196,7 @@ TEST_P(StrategiesTest, ABackendChangeKeepsTheTraceHash) {
   std::vector<std::string> hashes[2];
   for (int b = 0; b < 2; ++b) {
     sched::Options o = Opts("lock_ops", params, "random");
-    o.backend = b == 0 ? "fiber" : "baton";
+    EXPECT_TRUE(::sched::Parse(b == 0 ? "fiber" : "baton", &o.backend));
     o.max_executions = 10;
     hashes[b] = TraceHashLines(sched::Run(o, setup).output);
   }
@@ -208,7 +208,7 @@ TEST_P(StrategiesTest, AReplayThatDivergesIsUncontrolledNondeterminism) {
   sched::ScenarioParams params;
   auto setup = ScenarioSetup("bitmap_alloc", {{"variant", "split"}}, &params);
   sched::Options o = Opts("bitmap_alloc", params, "dfs");
-  o.backend = GetParam();
+  EXPECT_TRUE(::sched::Parse(GetParam(), &o.backend));
   o.max_executions = 0;
   const sched::RunResult found = sched::Run(o, setup);
   ASSERT_TRUE(found.failed);
@@ -224,7 +224,7 @@ TEST_P(StrategiesTest, AReplayThatDivergesIsUncontrolledNondeterminism) {
     if ((*runs)++ > 0) sched::Spawn("extra", [] {});
   };
   sched::Options r = Opts("bitmap_alloc", params, "replay");
-  r.backend = GetParam();
+  EXPECT_TRUE(::sched::Parse(GetParam(), &r.backend));
   r.replay = s;
   r.replay_path = found.schedule_path;
   sched::RunResult first = sched::Run(r, flaky);  // runs == 0: as recorded
@@ -287,7 +287,7 @@ TEST_P(StrategiesTest, AScheduleThatCannotBeWrittenSaysWhereAndWhy) {
   sched::ScenarioParams params;
   auto setup = ScenarioSetup("bitmap_alloc", {{"variant", "split"}}, &params);
   sched::Options o = Opts("bitmap_alloc", params, "dfs");
-  o.backend = GetParam();
+  EXPECT_TRUE(::sched::Parse(GetParam(), &o.backend));
   o.schedule_out = "/nonexistent-flowcheck-dir/sub/x.schedule";
   const sched::RunResult r = sched::Run(o, setup);
   ASSERT_TRUE(r.failed);
@@ -300,5 +300,28 @@ TEST_P(StrategiesTest, AScheduleThatCannotBeWrittenSaysWhereAndWhy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StrategiesTest, ::testing::Values("fiber", "baton"));
+
+// Every typed option's name parses back to it; other names do not parse.
+TEST(OptionNames, ParseBackEveryName) {
+  for (auto k : {sched::StrategyKind::kRandom, sched::StrategyKind::kPct, sched::StrategyKind::kDfs,
+                 sched::StrategyKind::kReplay, sched::StrategyKind::kGuided,
+                 sched::StrategyKind::kBytes}) {
+    sched::StrategyKind back = sched::StrategyKind::kRandom;
+    EXPECT_TRUE(sched::Parse(sched::Name(k), &back)) << sched::Name(k);
+    EXPECT_EQ(back, k);
+  }
+  sched::Backend b = sched::Backend::kFiber;
+  EXPECT_TRUE(sched::Parse("baton", &b));
+  EXPECT_EQ(b, sched::Backend::kBaton);
+  EXPECT_STREQ(sched::Name(b), "baton");
+  sched::LockcheckReports r = sched::LockcheckReports::kEnd;
+  EXPECT_TRUE(sched::Parse("record", &r));
+  EXPECT_EQ(r, sched::LockcheckReports::kRecord);
+  EXPECT_STREQ(sched::Name(sched::LockcheckReports::kDefer), "defer");
+  sched::StrategyKind unchanged = sched::StrategyKind::kPct;
+  EXPECT_FALSE(sched::Parse("PCT", &unchanged));
+  EXPECT_FALSE(sched::Parse("", &b));
+  EXPECT_EQ(unchanged, sched::StrategyKind::kPct);
+}
 
 }  // namespace

@@ -46,8 +46,8 @@ void Setup() {
 sched::RunResult RunTraced(const std::string& backend, const std::string& path) {
   sched::Options o;
   o.scenario = "trace_test";
-  o.strategy = "guided";
-  o.backend = backend;
+  o.strategy = ::sched::StrategyKind::kGuided;
+  EXPECT_TRUE(::sched::Parse(backend, &o.backend));
   o.trace_out = path;
   o.out = nullptr;
   return sched::Run(o, Setup);
@@ -118,8 +118,8 @@ TEST_P(TraceTest, NoTraceNoProbeCalls) {
   int calls = 0;
   sched::Options o;
   o.scenario = "trace_test";
-  o.strategy = "guided";
-  o.backend = GetParam();
+  o.strategy = ::sched::StrategyKind::kGuided;
+  EXPECT_TRUE(::sched::Parse(GetParam(), &o.backend));
   o.out = nullptr;
   sched::Run(o, [&calls] {
     sched::SetStateProbe([&calls] {

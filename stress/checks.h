@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "core/check_id.h"
+#include "common/check_id.h"
 #include "core/hfi1.h"
 #include "core/hfi1_constants.h"
 #include "core/invariants.h"
@@ -37,7 +37,7 @@
 namespace flowcheck {
 namespace stress {
 
-// The stress driver's own checks, one id each (core/check_id.h's pattern).
+// The stress driver's own checks, one id each (common/check_id.h's pattern).
 // Its findings carry these or, forwarded unchanged, core's kInvariantIds;
 // the two sets are disjoint, so an id names one checker. docs/stress.md
 // lists this table (checks_test keeps the two equal).

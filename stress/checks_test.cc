@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/callers.h"
-#include "core/check_id_doc.h"
+#include "common/check_id_doc.h"
 #include "core/invariants.h"
 #include "core/test_model.h"
 #include "core/tid_rdma.h"

@@ -329,12 +329,12 @@ ControlledResult RunControlled(const StressConfig& input, const std::string& rep
       return result;
     }
     c.sched = "replay";
-    o.strategy = "replay";
+    o.strategy = sched::StrategyKind::kReplay;
     o.params = o.replay.params;
     o.seed = o.replay.seed;
-    if (!o.replay.backend.empty()) o.backend = o.replay.backend;
+    if (!o.replay.backend.empty()) sched::Parse(o.replay.backend, &o.backend);  // checked on load
   } else {
-    o.strategy = c.sched;
+    sched::Parse(c.sched, &o.strategy);  // random, pct or dfs (Validate)
     o.seed = c.seed;
     o.pct_depth = c.sched_depth;
     o.max_preemptions = c.max_preemptions;

@@ -139,7 +139,7 @@ sched::RunResult TwoByTwoDfs() {
   std::function<void()> setup = spec->make(o.params, &error);
   EXPECT_TRUE(setup) << error;
   o.scenario = "stress";
-  o.strategy = "dfs";
+  o.strategy = ::sched::StrategyKind::kDfs;
   o.max_preemptions = 2;
   o.max_executions = 0;
   o.verbosity = 0;

@@ -313,7 +313,7 @@ SchedExecResult ExecuteSched(const Program& p, const SchedExecOptions& options) 
   sched::Options o;
   o.scenario = "sched_fuzz";
   o.target = "//fuzz:sched_fuzz";
-  o.strategy = "bytes";
+  o.strategy = sched::StrategyKind::kBytes;
   o.bytes = p.schedule;
   o.write_schedule = false;
   o.max_steps = 200000;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "core/callers.h"
 #include "core/list.h"
+#include "fuzz/executor/hazards.h"
 #include "fuzz/executor/sched_state.h"
 #include "lockcheck/lockdep.h"
 #include "stress/checks.h"
@@ -59,11 +60,11 @@ void Judge(State* st, const std::vector<stress::Finding>& findings, const std::s
         continue;
       }
       if (st->flushed_waiter) {
+        const std::string kind = HazardKind(Hazard::kFlushStrandsWaiter);
         const std::string h =
-            "hazard flush-strands-waiter: a QP that had waited for a flow was flushed, and "
-            "now " + f.detail;
+            kind + ": a QP that had waited for a flow was flushed, and now " + f.detail;
         if (st->options->strict) {
-          st->SetFail("hazard flush-strands-waiter", where + ": " + f.detail,
+          st->SetFail(kind, where + ": " + f.detail,
                       "A flush of a woken QP drops its wakeup: the next waiter is stranded "
                       "(a known kernel hazard, docs/kernel-hazards.md; a failure only with "
                       "--strict).\n");

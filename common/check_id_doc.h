@@ -1,5 +1,5 @@
-// core/check_id_doc.h: keeps a doc's id table equal to a checker's CheckId
-// table (core/check_id.h), for the tests that guard docs/core.md and
+// common/check_id_doc.h: keeps a doc's id table equal to a checker's CheckId
+// table (common/check_id.h), for the tests that guard docs/core.md and
 // docs/stress.md. Testonly.
 //
 //   std::vector<IdRow> rows;
@@ -8,19 +8,20 @@
 //   ASSERT_TRUE(ReadTextFile("docs/core.md", &doc));   // a data dependency
 //   EXPECT_THAT(CompareIdTables(rows, doc), IsEmpty());
 //
-// A doc's id table is a markdown table whose header row is exactly
+// A doc's id table is a markdown table whose header row starts with
 // "| Id | Meaning |"; each row is "| `ID` | meaning |", the meaning word for
-// word the table's. A doc may hold several such tables; together they must
-// list exactly the rows given.
-#ifndef FLOWCHECK_CORE_CHECK_ID_DOC_H_
-#define FLOWCHECK_CORE_CHECK_ID_DOC_H_
+// word the table's, then as many more cells as the header has columns
+// (which the comparison ignores). A doc may hold several such tables;
+// together they must list exactly the rows given.
+#ifndef FLOWCHECK_COMMON_CHECK_ID_DOC_H_
+#define FLOWCHECK_COMMON_CHECK_ID_DOC_H_
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "core/check_id.h"
+#include "common/check_id.h"
 
 namespace flowcheck {
 
@@ -51,4 +52,4 @@ bool ReadTextFile(const std::string& path, std::string* out);
 
 }  // namespace flowcheck
 
-#endif  // FLOWCHECK_CORE_CHECK_ID_DOC_H_
+#endif  // FLOWCHECK_COMMON_CHECK_ID_DOC_H_

@@ -1,9 +1,10 @@
-// core/check_id_doc.cc: see check_id_doc.h.
-#include "core/check_id_doc.h"
+// common/check_id_doc.cc: see check_id_doc.h.
+#include "common/check_id_doc.h"
 
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -16,10 +17,12 @@ namespace flowcheck {
 std::vector<IdRow> IdTableRows(absl::string_view markdown) {
   std::vector<IdRow> rows;
   bool in_table = false;
+  size_t columns = 0;
   for (absl::string_view line : absl::StrSplit(markdown, '\n')) {
     line = absl::StripAsciiWhitespace(line);
     if (!in_table) {
-      in_table = line == "| Id | Meaning |";
+      in_table = absl::StartsWith(line, "| Id | Meaning |");
+      columns = std::vector<absl::string_view>(absl::StrSplit(line, '|')).size() - 2;
       continue;
     }
     if (!absl::StartsWith(line, "|")) {
@@ -29,7 +32,7 @@ std::vector<IdRow> IdTableRows(absl::string_view markdown) {
     if (absl::StartsWith(line, "|---") || absl::StartsWith(line, "| ---")) continue;
     std::vector<absl::string_view> cells = absl::StrSplit(line, '|');
     // "| a | b |" splits into "", " a ", " b ", "".
-    if (cells.size() != 4 || !cells.front().empty() || !cells.back().empty()) {
+    if (cells.size() != columns + 2 || !cells.front().empty() || !cells.back().empty()) {
       rows.push_back({std::string(line), ""});
       continue;
     }

@@ -1,4 +1,4 @@
-// core/check_id.h: the one pattern every checker uses to name what it
+// common/check_id.h: the one pattern every checker uses to name what it
 // reports. A checker declares an enum of its checks and a table with one row
 // per enumerator: the short id its reports carry and a one-line meaning.
 //
@@ -12,18 +12,20 @@
 //
 // Why one table per checker rather than one for the project: each layer
 // owns its ids and its table lives with it, so nothing depends upward (core
-// knows nothing of stress or fuzz). core/invariants.h holds CheckInvariants'
+// knows nothing of stress or fuzz, lockcheck nothing of core). lockcheck/
+// report.h holds the lock rules, core/invariants.h CheckInvariants'
 // F1-F6/W1-W6, core/reference.h the pure properties of the reference
-// formulas, stress/checks.h the stress driver's own checks. A layer that
-// forwards another's reports (stress forwards CheckInvariants') asserts its
-// ids are disjoint from the forwarded ones (DisjointIds), so an id names
-// exactly one check. The docs list each table; a test per layer compares
-// the doc with the table (core/check_id_doc.h).
+// formulas, stress/checks.h the stress driver's own checks, fuzz/executor/
+// hazards.h the kernel hazards the concurrent fuzz target reports. A layer
+// that forwards another's reports (stress forwards CheckInvariants')
+// asserts its ids are disjoint from the forwarded ones (DisjointIds), so an
+// id names exactly one check. The docs list each table; a test per layer
+// compares the doc with the table (common/check_id_doc.h).
 //
 // Ids are tokens of letters, digits and '-': they appear inside report
 // markers such as "flowcheck: FAIL [invariant F1]", which tools parse.
-#ifndef FLOWCHECK_CORE_CHECK_ID_H_
-#define FLOWCHECK_CORE_CHECK_ID_H_
+#ifndef FLOWCHECK_COMMON_CHECK_ID_H_
+#define FLOWCHECK_COMMON_CHECK_ID_H_
 
 #include <cstddef>
 
@@ -102,4 +104,4 @@ constexpr bool DisjointIds(const CheckId<A> (&a)[N], const CheckId<B> (&b)[M]) {
 
 }  // namespace flowcheck
 
-#endif  // FLOWCHECK_CORE_CHECK_ID_H_
+#endif  // FLOWCHECK_COMMON_CHECK_ID_H_
