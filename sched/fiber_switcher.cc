@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "sched/sanitizers.h"
@@ -43,6 +45,10 @@ void SwapEhGlobals(EhGlobals* save_into, const EhGlobals& load) {
   std::memcpy(globals, &load, sizeof(EhGlobals));
 }
 
+// The process-wide pool of spare fiber stacks (below the switcher).
+void GiveBackStacks(size_t size, std::vector<char*>* stacks);
+void TakePooledStack(size_t size, std::vector<char*>* into);
+
 struct FiberContext : Context {
   ucontext_t uc;
   char* stack = nullptr;  // usable part (above the guard page); null: controller
@@ -66,9 +72,8 @@ class FiberSwitcher : public Switcher {
 #endif
   }
 
-  ~FiberSwitcher() override {
-    for (char* s : free_stacks_) munmap(s - page_, stack_size_ + page_);
-  }
+  // The stacks go back to the process's pool for the next run.
+  ~FiberSwitcher() override { GiveBackStacks(stack_size_, &free_stacks_); }
 
   Context* controller() override { return &controller_; }
 
@@ -89,6 +94,14 @@ class FiberSwitcher : public Switcher {
     const uintptr_t p = reinterpret_cast<uintptr_t>(c);
     makecontext(&c->uc, reinterpret_cast<void (*)()>(&FiberMain), 3, static_cast<unsigned>(p >> 32),
                 static_cast<unsigned>(p & 0xffffffffu), static_cast<unsigned>(0));
+    // makecontext has placed the entry frame; nothing reads the stack's
+    // bounds from the context again but ASan's swapcontext interceptor, which
+    // clears the shadow of the whole stack it switches to: 128 KiB of shadow
+    // (an madvise and page faults) at every switch, and the redzones of the
+    // fiber's live frames with it. With no size it leaves the shadow alone;
+    // a reused stack is unpoisoned once, in TakeStack, and the fiber
+    // annotations in Switch tell ASan where each stack is.
+    c->uc.uc_stack.ss_size = 0;
 #if defined(__x86_64__)
     // A null frame pointer ends frame-pointer stack walks (lockcheck's and
     // the sanitizers') at the fiber's first frame instead of wandering into
@@ -186,9 +199,12 @@ class FiberSwitcher : public Switcher {
     return (n + page - 1) / page * page;
   }
 
-  // Stacks are reused across executions: one mmap per fiber ever alive at
-  // once, with a PROT_NONE guard page below, so an overflow faults.
+  // Stacks are reused across executions and runs: one mmap per fiber ever
+  // alive at once in the process, with a PROT_NONE guard page below, so an
+  // overflow faults. (A fuzz target's input is a run of one execution: a
+  // stack per run would be an mmap, page faults and an munmap per input.)
   char* TakeStack() {
+    if (free_stacks_.empty()) TakePooledStack(stack_size_, &free_stacks_);
     if (!free_stacks_.empty()) {
       char* s = free_stacks_.back();
       free_stacks_.pop_back();
@@ -216,6 +232,28 @@ class FiberSwitcher : public Switcher {
 };
 
 FiberSwitcher* FiberSwitcher::current_switcher_ = nullptr;
+
+// The process's spare stacks, by size. Runs are one at a time, but not
+// always on one OS thread: a mutex, taken once per run and per new fiber.
+std::mutex g_pool_mu;
+std::map<size_t, std::vector<char*>>* g_pool = nullptr;  // never destroyed
+
+void GiveBackStacks(size_t size, std::vector<char*>* stacks) {
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  if (g_pool == nullptr) g_pool = new std::map<size_t, std::vector<char*>>();
+  std::vector<char*>& spare = (*g_pool)[size];
+  spare.insert(spare.end(), stacks->begin(), stacks->end());
+  stacks->clear();
+}
+
+void TakePooledStack(size_t size, std::vector<char*>* into) {
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  if (g_pool == nullptr) return;
+  auto it = g_pool->find(size);
+  if (it == g_pool->end() || it->second.empty()) return;
+  into->push_back(it->second.back());
+  it->second.pop_back();
+}
 
 }  // namespace
 

@@ -267,7 +267,10 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
     return result;
   }
 
-  const uint64_t code_hash = o.code_hash != 0 ? o.code_hash : ExecutableHash();
+  // Only a replay and a written schedule need the executable's hash (the
+  // first call reads the whole binary: a fuzz target's run writes none).
+  const uint64_t code_hash =
+      o.code_hash != 0 ? o.code_hash : replay || o.write_schedule ? ExecutableHash() : 0;
   std::unique_ptr<internal::Switcher> switcher = o.backend == Backend::kBaton
                                                      ? internal::MakeBatonSwitcher()
                                                      : internal::MakeFiberSwitcher(o.stack_size);

@@ -132,7 +132,7 @@ class ThreadRunner {
   // without a usable observed section.
   void End(const std::function<void()>& apply = nullptr) {
     Cls cls;
-    std::string where;
+    size_t op_index;
     {
       HarnessScope ignore;
       ThreadState& me = st_->th[t_];
@@ -150,10 +150,14 @@ class ThreadRunner {
               t_, me.op_index, DescribeOp(st_->p->format, st_->p->ops[me.op_index])));
         }
       }
-      where = absl::StrFormat("[t%d] after op #%u %s", t_, me.op_index,
-                              DescribeOp(st_->p->format, st_->p->ops[me.op_index]));
+      op_index = me.op_index;
     }
-    if (cls != Cls::kAtomic && cls != Cls::kGap) st_->CheckAfterOp(t_, where);
+    if (cls != Cls::kAtomic && cls != Cls::kGap) {
+      st_->CheckAfterOp(t_, [&] {
+        return absl::StrFormat("[t%d] after op #%u %s", t_, op_index,
+                               DescribeOp(st_->p->format, st_->p->ops[op_index]));
+      });
+    }
     HarnessScope ignore;
     ThreadState& me = st_->th[t_];
     me.busy = false;

@@ -92,7 +92,7 @@ void State::Final() {
   spin_lock_irqsave(&ctx.rcd->exp_lock, flags);
   ctx.bare_mask = bare_mask;
   Judge(this, stress::CheckAtRest(ctx), "at rest after the threads and their work");
-  if (r->ok && in_sync) CompareState(ctx.rcd, "at rest after the threads and their work");
+  if (r->ok && in_sync) CompareState(ctx.rcd, [] { return std::string("at rest after the threads and their work"); });
   spin_unlock_irqrestore(&ctx.rcd->exp_lock, flags);
   if (!r->ok) return;
 

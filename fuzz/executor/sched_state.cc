@@ -84,14 +84,14 @@ void State::OracleOff(const std::string& why) {
   r->oracle_off = absl::StrFormat("at step %u: %s", r->steps, why);
 }
 
-void State::JudgeInvariants(const std::vector<InvariantViolation>& v, const std::string& where) {
+void State::JudgeInvariants(const std::vector<InvariantViolation>& v, Where where) {
   for (const InvariantViolation& x : v) {
     if (x.severity == Severity::kViolation) {
-      SetFail("invariant " + x.id, where + ": " + x.ToString(), x.ToString() + "\n");
+      SetFail("invariant " + x.id, where() + ": " + x.ToString(), x.ToString() + "\n");
       return;
     }
     if (options->strict) {
-      SetFail("invariant " + x.id, where + ": upstream divergence (strict): " + x.ToString(),
+      SetFail("invariant " + x.id, where() + ": upstream divergence (strict): " + x.ToString(),
               x.ToString() + "\n");
       return;
     }
@@ -101,17 +101,17 @@ void State::JudgeInvariants(const std::vector<InvariantViolation>& v, const std:
   }
 }
 
-void State::CompareState(hfi1_ctxtdata* rcd_locked, const std::string& where) {
+void State::CompareState(hfi1_ctxtdata* rcd_locked, Where where) {
   ++r->oracle_checks;
   const std::vector<std::string> diffs =
       oracle::CompareWithModel(oracle, *rcd_locked, qps, ls->wq());
   if (diffs.empty()) return;
   std::string report;
   for (const std::string& d : diffs) report += "  " + d + "\n";
-  SetFail("oracle", where + ": model and oracle differ: " + diffs[0], report);
+  SetFail("oracle", where() + ": model and oracle differ: " + diffs[0], report);
 }
 
-void State::CheckAfterOp(int thread, const std::string& where) {
+void State::CheckAfterOp(int thread, Where where) {
   unsigned long flags;
   spin_lock_irqsave(&rcd->exp_lock, flags);
   {
@@ -217,11 +217,12 @@ void SectionObserver::Check(hfi1_ctxtdata* rcd, const CallerEvent& e) {
     if (compared_ret) s += absl::StrFormat(" (oracle %d)", oracle_ret);
     return s;
   });
-  const std::string where = absl::StrFormat(
-      "[t%d] op #%u %s, section of %s", thread_, me.op_index,
-      DescribeOp(st.p->format, st.p->ops[me.op_index]), CallerOpName(e.op));
+  const auto where = [&] {
+    return absl::StrFormat("[t%d] op #%u %s, section of %s", thread_, me.op_index,
+                           DescribeOp(st.p->format, st.p->ops[me.op_index]), CallerOpName(e.op));
+  };
   if (compared_ret && oracle_ret != e.ret) {
-    st.SetFail("oracle", absl::StrFormat("%s: model returned %d, oracle %d", where, e.ret,
+    st.SetFail("oracle", absl::StrFormat("%s: model returned %d, oracle %d", where(), e.ret,
                                          oracle_ret),
                "");
   }

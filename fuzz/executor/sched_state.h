@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "common/sanitizers.h"
 #include "core/callers.h"
 #include "core/oracle/flow_oracle.h"
@@ -105,15 +106,18 @@ struct State {
   // the model but not in the oracle (see the header comment); *why says who.
   bool OthersDangerous(int me, std::string* why) const;
   void OracleOff(const std::string& why);
+  // `where` (e.g. "[t1] op #3 setup_hw_flow(qp#2), section of ...") names
+  // the place of a failure. It is formatted only when something fails:
+  // formatting it at every section was a tenth of sched_fuzz's time.
+  using Where = absl::FunctionRef<std::string()>;
   // Judges CheckInvariants' findings: violations fail, upstream divergences
   // are noted (and fail with strict).
-  void JudgeInvariants(const std::vector<InvariantViolation>& v, const std::string& where);
+  void JudgeInvariants(const std::vector<InvariantViolation>& v, Where where);
   // Oracle vs model state now (exp_lock held, others not dangerous).
-  void CompareState(hfi1_ctxtdata* rcd, const std::string& where)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd->exp_lock);
+  void CompareState(hfi1_ctxtdata* rcd, Where where) ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd->exp_lock);
   // The checks after an op without a usable observed section (kPostSection,
   // kUnobserved): takes exp_lock (decision points).
-  void CheckAfterOp(int thread, const std::string& where);
+  void CheckAfterOp(int thread, Where where);
   // The end-of-execution drain and checks, on the controller.
   void Final();
 };
