@@ -14,7 +14,6 @@
 #include "common/atomic_file.h"
 #include "lockcheck/report.h"
 #include "sched/sched.h"
-#include "stress/json_out.h"
 #include "stress/result_json.h"
 
 extern "C" void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));

@@ -19,11 +19,24 @@
 //                "abort") and "detail" (the report's first line or a pointer
 //                to the log)
 // Every number is finite (JSON has no NaN or infinity: one would be null).
+//
+// And the file side of --json_out. Every write goes through
+// common/atomic_file.h (temporary in the same directory, fsync, rename), so
+// a reader sees the previous file or the new one, never a prefix.
+//
+//   path = flowcheck::ResolveUserPath(flag);        // relative to where the user ran
+//   if (std::string e = flowcheck::CheckArtifactPath(path); !e.empty()) { ...; return 2; }
+//   ... run ...
+//   if (std::string e = flowcheck::WriteFileAtomically(path, json); !e.empty()) ...
+//
+// Crash paths (a signal handler, a sanitizer's death callback) cannot
+// allocate: they write a PreparedJson built while the process was healthy.
 #ifndef FLOWCHECK_STRESS_RESULT_JSON_H_
 #define FLOWCHECK_STRESS_RESULT_JSON_H_
 
 #include <string>
 
+#include "common/atomic_file.h"
 #include "stress/config.h"
 #include "stress/driver.h"
 
@@ -50,6 +63,25 @@ std::string JsonEscape(const std::string& s);
 // `v` as a JSON number (the shortest form that reads back as `v`), "null"
 // if not finite.
 std::string JsonNumber(double v);
+
+// A document and the writer that will put it at `path`, ready before it is
+// needed.
+class PreparedJson {
+ public:
+  PreparedJson(const std::string& path, std::string json);
+
+  // Async-signal-safe. Writes the document atomically; on failure prints
+  // "flowcheck: cannot write <path>: <step> failed: <errno text>" to stderr
+  // and returns the errno (0 on success).
+  int Write() const;
+
+ private:
+  AtomicFileWriter writer_;
+  const std::string json_;
+};
+
+// Async-signal-safe: writes `s` to stderr (best effort).
+void WriteStderr(const char* s);
 
 }  // namespace stress
 }  // namespace flowcheck

@@ -22,7 +22,7 @@
 
 #include "stress/config.h"
 #include "stress/driver.h"
-#include "stress/json_out.h"
+#include "stress/result_json.h"
 
 namespace flowcheck {
 namespace stress {

@@ -40,7 +40,6 @@
 #include "stress/driver.h"
 #include "stress/failure.h"
 #include "stress/flags.h"
-#include "stress/json_out.h"
 #include "stress/result_json.h"
 #include "stress/stop_signals.h"
 
