@@ -108,6 +108,12 @@ int caller_rarr_grant(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_rarr_release(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_set_wants_flow(rvt_qp* qp, bool wants_flow);
 bool caller_resync(rvt_qp* qp, u32 psn, CallerObserver* observer = nullptr);
+// The PSN of the RESYNC a peer sends to move to generation `generation`:
+// sequence 0x7FF of the generation before, (generation << 11) - 1, masked to
+// 31 bits (the receiver takes generation = mask_psn(psn + 1) >> 11).
+inline u32 resync_psn_for_generation(u32 generation) {
+  return ((generation << HFI1_KDETH_BTH_SEQ_SHIFT) - 1) & PSN_MASK;
+}
 void caller_clear_resync(rvt_qp* qp, CallerObserver* observer = nullptr);
 int caller_reserve_flow(hfi1_ctxtdata* rcd, int last, CallerObserver* observer = nullptr);
 void caller_release_flow(hfi1_ctxtdata* rcd, int idx, CallerObserver* observer = nullptr);

@@ -58,7 +58,7 @@ void ResyncOn(Run* run, Participant* p, uint32_t j, Pick pick) {
   const u32 g = qp->priv->flow_state.generation;
   spin_unlock_irqrestore(&qp->s_lock, flags);
   const u32 gen = pick(g);
-  const u32 psn = ((gen << HFI1_KDETH_BTH_SEQ_SHIFT) - 1) & PSN_MASK;
+  const u32 psn = resync_psn_for_generation(gen);
   OpCheck check(p, run->qp_contexts[j], "RESYNC");
   const bool accepted = caller_resync(qp, psn, &check);
   p->Count(kResyncs);

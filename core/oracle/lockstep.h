@@ -45,7 +45,6 @@ enum class OpKind {
   kReleaseFlow,   // caller_release_flow(rcd, idx = arg)  -> 0; arg in 0..31
   kRunWork,       // workqueue RunOne()                   -> 1 ran / 0 idle
 };
-inline constexpr int kNumOpKinds = 12;
 
 struct Op {
   OpKind kind;

@@ -3,6 +3,7 @@
 #include "fuzz/executor/legalise.h"
 
 #include "absl/strings/str_format.h"
+#include "core/callers.h"
 #include "core/oracle/flow_oracle.h"
 
 namespace flowcheck {
@@ -110,9 +111,9 @@ void Legaliser::RunReserveOp(const FuzzOp& op) {
   }
 }
 
-// The RESYNC PSN: the peer sends (gen << 11) - 1 (sequence 0x7FF of the
-// generation before), gen chosen relative to the QP's state so that the
-// acceptance window is hit often.
+// The RESYNC PSN: the peer sends resync_psn_for_generation(gen) (sequence
+// 0x7FF of the generation before, 31 bits as on the wire), gen chosen
+// relative to the QP's state so that the acceptance window is hit often.
 uint32_t ResyncPsn(uint32_t g, uint32_t flow_generation, uint8_t sel, int64_t b) {
   const uint32_t base = g == oracle::kReservedGeneration ? flow_generation : g;
   uint32_t gen = 0;
@@ -141,7 +142,7 @@ uint32_t ResyncPsn(uint32_t g, uint32_t flow_generation, uint8_t sel, int64_t b)
     default:  // a PSN inside a generation, not at its end
       return (static_cast<uint32_t>(b * 0x1111) & 0xFFFFF) << 11 | static_cast<uint32_t>(b & 0x7F);
   }
-  return (gen << 11) - 1;
+  return resync_psn_for_generation(gen);
 }
 
 uint32_t Legaliser::ResyncPsn(int qp, uint8_t sel, int64_t b) const {
