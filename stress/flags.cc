@@ -31,6 +31,10 @@ FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_DEFINE_FLAG)
 #undef FLOWCHECK_STRESS_DEFINE_FLAG
 ABSL_FLAG(std::string, replay, "",
           "replay a schedule file written by a --sched run (no other flag but --json_out)");
+ABSL_FLAG(bool, minimize, false,
+          "with --replay=FILE: write FILE's minimized schedule beside it (FILE.min.schedule)");
+ABSL_FLAG(std::string, trace_out, "",
+          "with --replay=FILE: write the replayed execution's trace (JSON) here");
 
 namespace flowcheck {
 namespace stress {
@@ -96,6 +100,8 @@ std::string ParseFlags(int argc, char** argv) {
 }
 
 std::string ReplayFlag() { return absl::GetFlag(FLAGS_replay); }
+bool MinimizeFlag() { return absl::GetFlag(FLAGS_minimize); }
+std::string TraceOutFlag() { return absl::GetFlag(FLAGS_trace_out); }
 
 StressConfig ConfigFromFlags() {
   StressConfig c;

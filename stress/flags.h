@@ -3,8 +3,8 @@
 // One flag per StressConfig field, of the same name and type, with the
 // field's default (but --progress_every=1) and help text: the table
 // FLOWCHECK_STRESS_CONFIG_FIELDS in stress/config.h. Besides them,
-// --replay=FILE. `stress_main --helpfull` lists them all. Only stress_main
-// links this.
+// --replay=FILE and, with it, --minimize and --trace_out=FILE.
+// `stress_main --helpfull` lists them all. Only stress_main links this.
 //
 // ParseFlags reads the command line into these flags without exiting, so
 // that every bad command line gets the same exit code (stress_main: 2)
@@ -31,8 +31,10 @@ namespace stress {
 // parsed, to absl::ParseCommandLine, which prints and exits as Abseil does.
 std::string ParseFlags(int argc, char** argv);
 
-// --replay=FILE ("" if not given).
+// --replay=FILE ("" if not given); --minimize; --trace_out=FILE ("").
 std::string ReplayFlag();
+bool MinimizeFlag();
+std::string TraceOutFlag();
 
 // The config the parsed flags describe.
 StressConfig ConfigFromFlags();

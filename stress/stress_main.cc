@@ -30,7 +30,9 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/usage.h"
 #include "common/atomic_file.h"
@@ -183,75 +185,27 @@ int ControlledMain(flowcheck::stress::StressConfig config, const std::string& re
   return status;
 }
 
-}  // namespace
-
 // --minimize and --trace_out=FILE work on a schedule file (--replay=FILE):
 // they are the scheduler's own tools (sched/cli.h: the "stress" scenario is
-// registered by stress/controlled.cc), so such a command line goes to
-// sched::Main whole (tools/reproduce.sh --minimize / --timeline uses it).
-// Returns true when it does, with the exit status in *status.
-bool ScheduleToolCommand(int argc, char** argv, int* status) {
-  bool tool = false, replay = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    tool |= a == "--minimize" || a.rfind("--trace_out=", 0) == 0;
-    replay |= a.rfind("--replay=", 0) == 0;
-  }
-  if (!tool) return false;
-  if (!replay) {
-    std::fprintf(stderr, "stress_main: --minimize and --trace_out need --replay=FILE\n");
-    *status = 2;
-    return true;
-  }
+// registered by stress/controlled.cc), so they run through sched::Main
+// (tools/reproduce.sh --minimize / --timeline uses them).
+int ScheduleToolMain(const std::string& replay, bool minimize, const std::string& trace_out) {
+  std::vector<std::string> args = {"stress_main", "--replay=" + replay};
+  if (minimize) args.push_back("--minimize");
+  if (!trace_out.empty()) args.push_back("--trace_out=" + trace_out);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
   // Failures go to the scheduler, as in RunControlled (stress/failure.h).
   flowcheck::stress::SetControlledFailures(true);
-  *status = sched::Main(argc, argv, "//stress:stress_main");
+  const int status =
+      sched::Main(static_cast<int>(argv.size()), argv.data(), "//stress:stress_main");
   flowcheck::stress::SetControlledFailures(false);
-  return true;
+  return status;
 }
 
-int main(int argc, char** argv) {
-  int tool_status = 0;
-  if (ScheduleToolCommand(argc, argv, &tool_status)) return tool_status;
-  absl::SetProgramUsageMessage(
-      "flowcheck's multithreaded stress of the hfi1 flow layer (see docs/stress.md)");
-  const std::string bad_flag = flowcheck::stress::ParseFlags(argc, argv);
-  if (!bad_flag.empty()) {
-    std::fprintf(stderr, "stress_main: %s\n", bad_flag.c_str());
-    return 2;
-  }
-  flowcheck::stress::StressConfig config = flowcheck::stress::ConfigFromFlags();
-  const std::string invalid = flowcheck::stress::Validate(config);
-  if (!invalid.empty()) {
-    std::fprintf(stderr, "stress_main: %s\n", invalid.c_str());
-    return 2;
-  }
-  if (!config.json_out.empty()) {
-    // Relative to where the user ran the command, not bazel run's runfiles.
-    config.json_out = flowcheck::ResolveUserPath(config.json_out);
-    const std::string unwritable = flowcheck::CheckArtifactPath(config.json_out);
-    if (!unwritable.empty()) {
-      std::fprintf(stderr, "stress_main: --json_out: %s\n", unwritable.c_str());
-      return 2;
-    }
-  }
-  const std::string replay = flowcheck::stress::ReplayFlag();
-  if (!replay.empty()) {
-    flowcheck::stress::StressConfig only_json;
-    only_json.json_out = config.json_out;
-    only_json.progress_every = config.progress_every;
-    if (flowcheck::stress::RerunFlags(config) != flowcheck::stress::RerunFlags(only_json) ||
-        !config.schedule_out.empty()) {
-      std::fprintf(stderr, "stress_main: --replay takes every parameter from the schedule file "
-                           "(only --json_out may be given with it)\n");
-      return 2;
-    }
-  }
-  if (!replay.empty() || flowcheck::stress::Controlled(config)) {
-    return ControlledMain(config, replay);
-  }
+// The OS-scheduled run (the default mode).
+int FreeRunningMain(flowcheck::stress::StressConfig config) {
   if (config.seed == 0) config.seed = flowcheck::stress::RandomSeed();
-
   StressProgress live;
   flowcheck::stress::StopSignals stop_signals(&live, config);
   flowcheck::stress::StressResult r;
@@ -273,4 +227,59 @@ int main(int argc, char** argv) {
   }
   std::fflush(stdout);
   return status;
+}
+
+}  // namespace
+
+// One parser for every mode; then one route per mode: a schedule tool
+// (--replay with --minimize or --trace_out), a controlled run or replay
+// (--sched, --replay), or the OS-scheduled run.
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "flowcheck's multithreaded stress of the hfi1 flow layer (see docs/stress.md)");
+  const std::string bad_flag = flowcheck::stress::ParseFlags(argc, argv);
+  if (!bad_flag.empty()) {
+    std::fprintf(stderr, "stress_main: %s\n", bad_flag.c_str());
+    return 2;
+  }
+  flowcheck::stress::StressConfig config = flowcheck::stress::ConfigFromFlags();
+  const std::string invalid = flowcheck::stress::Validate(config);
+  if (!invalid.empty()) {
+    std::fprintf(stderr, "stress_main: %s\n", invalid.c_str());
+    return 2;
+  }
+  const std::string replay = flowcheck::stress::ReplayFlag();
+  const bool minimize = flowcheck::stress::MinimizeFlag();
+  const std::string trace_out = flowcheck::stress::TraceOutFlag();
+  const bool tool = minimize || !trace_out.empty();
+  if (tool && replay.empty()) {
+    std::fprintf(stderr, "stress_main: --minimize and --trace_out need --replay=FILE\n");
+    return 2;
+  }
+  if (!config.json_out.empty()) {
+    // Relative to where the user ran the command, not bazel run's runfiles.
+    config.json_out = flowcheck::ResolveUserPath(config.json_out);
+    const std::string unwritable = flowcheck::CheckArtifactPath(config.json_out);
+    if (!unwritable.empty()) {
+      std::fprintf(stderr, "stress_main: --json_out: %s\n", unwritable.c_str());
+      return 2;
+    }
+  }
+  if (!replay.empty()) {
+    flowcheck::stress::StressConfig only_json;
+    only_json.json_out = tool ? "" : config.json_out;
+    only_json.progress_every = config.progress_every;
+    if (flowcheck::stress::RerunFlags(config) != flowcheck::stress::RerunFlags(only_json) ||
+        !config.schedule_out.empty() || (tool && !config.json_out.empty())) {
+      std::fprintf(stderr, "stress_main: --replay takes every parameter from the schedule file "
+                           "(only --json_out may be given with it, and not with --minimize or "
+                           "--trace_out)\n");
+      return 2;
+    }
+  }
+  if (tool) return ScheduleToolMain(replay, minimize, trace_out);
+  if (!replay.empty() || flowcheck::stress::Controlled(config)) {
+    return ControlledMain(config, replay);
+  }
+  return FreeRunningMain(config);
 }

@@ -54,6 +54,10 @@ expect_bad "stress_main: bad value for --sched_depth" --sched=pct --sched_depth=
 expect_bad "stress_main: --replay takes every parameter from the schedule file" \
   --replay=/nonexistent.schedule --seed=3
 expect_bad "/nonexistent.schedule" --replay=/nonexistent.schedule
+expect_bad "stress_main: --minimize and --trace_out need --replay=FILE" --minimize
+expect_bad "stress_main: --minimize and --trace_out need --replay=FILE" --trace_out=/tmp/t.json --seed=3
+expect_bad "and not with --minimize or --trace_out" \
+  --replay=/nonexistent.schedule --minimize --json_out=/tmp/x.json
 expect_bad "stress_main: --json_out: cannot write /nonexistent/dir/x.json: directory /nonexistent/dir: No such file or directory" \
   --seconds=2 --json_out=/nonexistent/dir/x.json
 mkdir -p "$tmp/isdir.json"
