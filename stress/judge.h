@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "stress/checks.h"
+#include "core/caller_checks.h"
 
 namespace flowcheck {
 namespace stress {

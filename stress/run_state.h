@@ -22,7 +22,7 @@
 #include "core/qp.h"
 #include "core/workqueue.h"
 #include "stress/barrier.h"
-#include "stress/checks.h"
+#include "core/caller_checks.h"
 #include "stress/config.h"
 #include "stress/counters.h"
 #include "stress/driver.h"

@@ -2,7 +2,8 @@
 # tools/lint.sh: repository rules no compiler checks. Run by tools/test.sh.
 #  1. Layering: common/ knows no layer; lockcheck/ knows nothing of core/,
 #     fuzz/, stress/; core/ knows nothing of fuzz/ or stress/; sched/ knows
-#     nothing of core/, fuzz/, stress/. (Bazel visibility enforces the
+#     nothing of core/, fuzz/, stress/; fuzz/ and stress/ know nothing of
+#     each other (what they share is core's). (Bazel visibility enforces the
 #     same for deps; this also catches a stray #include.) upstream/ knows core and
 #     lockcheck only; core's sources never include upstream/ (only core/BUILD's
 #     upstream-mode select names it).
@@ -32,6 +33,8 @@ forbid lockcheck 'core|fuzz|stress|sched|upstream'
 forbid core 'fuzz|stress|sched|upstream'
 forbid sched 'core|fuzz|stress|upstream'
 forbid upstream 'fuzz|stress|sched'
+forbid fuzz 'stress'
+forbid stress 'fuzz'
 
 while IFS= read -r f; do
   [ -n "$f" ] || continue

@@ -2,15 +2,15 @@
 // sched_fuzz execution, on the controller after every logical thread ended
 // (so everything they did happens before it): drain the work queue, judge
 // the state at rest (no lost wakeup among it), then release everything and
-// judge the final state. The checks are the stress driver's (stress/checks.h:
-// CheckAtRest, CheckFinal), reused, not copied.
+// judge the final state. The checks are the ones the stress driver runs too
+// (core/caller_checks.h: CheckAtRest, CheckFinal), shared, not copied.
 #include "absl/strings/str_format.h"
 #include "core/callers.h"
 #include "core/list.h"
 #include "fuzz/executor/hazards.h"
 #include "fuzz/executor/sched_state.h"
 #include "lockcheck/lockdep.h"
-#include "stress/checks.h"
+#include "core/caller_checks.h"
 
 namespace flowcheck {
 namespace fuzz {
@@ -35,8 +35,8 @@ void DrainWork(State* st) {
 }
 
 // The stress checks' findings: failures, known hazards and divergences.
-void Judge(State* st, const std::vector<stress::Finding>& findings, const std::string& where) {
-  for (const stress::Finding& f : findings) {
+void Judge(State* st, const std::vector<flowcheck::Finding>& findings, const std::string& where) {
+  for (const flowcheck::Finding& f : findings) {
     if (!st->r->ok) return;
     if (f.divergence) {
       if (st->options->strict) {
@@ -48,7 +48,7 @@ void Judge(State* st, const std::vector<stress::Finding>& findings, const std::s
       }
       continue;
     }
-    if (f.id == stress::kIdNoLostWakeup) {
+    if (f.id == flowcheck::kIdNoLostWakeup) {
       if (st->bare_release_with_waiters || st->waiter_gave_up) {
         // The harness released a bare flow while QPs waited (it wakes
         // nobody, by design), or a waiting QP's request stopped wanting its
@@ -86,12 +86,12 @@ void State::Final() {
   if (!r->ok) return;
   Event(-1, [] { return "end: every thread finished; running the pending work"; });
   DrainWork(this);
-  stress::ContextState ctx(rcd);
+  flowcheck::ContextState ctx(rcd);
   ctx.qps = qps;
   unsigned long flags;
   spin_lock_irqsave(&ctx.rcd->exp_lock, flags);
   ctx.bare_mask = bare_mask;
-  Judge(this, stress::CheckAtRest(ctx), "at rest after the threads and their work");
+  Judge(this, flowcheck::CheckAtRest(ctx), "at rest after the threads and their work");
   if (r->ok && in_sync) CompareState(ctx.rcd, [] { return std::string("at rest after the threads and their work"); });
   spin_unlock_irqrestore(&ctx.rcd->exp_lock, flags);
   if (!r->ok) return;
@@ -115,7 +115,7 @@ void State::Final() {
   }
   spin_lock_irqsave(&ctx.rcd->exp_lock, flags);
   ctx.bare_mask = 0;
-  Judge(this, stress::CheckFinal(ctx), "at the end, everything released");
+  Judge(this, flowcheck::CheckFinal(ctx), "at the end, everything released");
   spin_unlock_irqrestore(&ctx.rcd->exp_lock, flags);
 }
 

@@ -10,7 +10,7 @@
 #include "lockcheck/lockdep.h"
 #include "lockcheck/logical_thread.h"
 #include "sched/sched.h"
-#include "stress/checks.h"
+#include "core/caller_checks.h"
 
 namespace flowcheck {
 namespace fuzz {

@@ -1,7 +1,7 @@
-// stress/checks_test.cc: each stress check fires on a situation built to
+// core/caller_checks_test.cc: each stress check fires on a situation built to
 // break it, and stays quiet on the same situation done right. The model is
 // core's one-context TestModel; work runs only when the test drains it.
-#include "stress/checks.h"
+#include "core/caller_checks.h"
 
 #include <string>
 #include <vector>
@@ -16,7 +16,6 @@
 #include "lockcheck/lockdep.h"
 
 namespace flowcheck {
-namespace stress {
 namespace {
 
 using ::testing::HasSubstr;
@@ -293,5 +292,4 @@ TEST(StressIdsDoc, StressMdListsEveryStressIdWithItsMeaning) {
 }
 
 }  // namespace
-}  // namespace stress
 }  // namespace flowcheck

@@ -1,6 +1,9 @@
-// stress/checks.h: what the stress driver asserts, and when.
+// core/caller_checks.h: what a concurrent harness asserts of the model's
+// callers and at rest, and when: the stress driver and the concurrent fuzz
+// target (fuzz/executor/sched_*) both run these, so they live with the model
+// (they read only its state) and neither harness depends on the other.
 //
-// The invariants themselves are core's (core/invariants.h: F1-F6, W1-W6);
+// The invariants themselves are in core/invariants.h (F1-F6, W1-W6);
 // this file adds only what is specific to a multithreaded run: who owns the
 // flows the harness reserved without a QP, what one operation promised to
 // its caller, and the liveness facts that only hold at rest.
@@ -21,8 +24,8 @@
 // Every function returns findings, never aborts: the driver fails the run on
 // the first finding that is not an upstream divergence (the kernel's own
 // known hazards, core's Severity::kUpstreamDivergence), which are counted.
-#ifndef FLOWCHECK_STRESS_CHECKS_H_
-#define FLOWCHECK_STRESS_CHECKS_H_
+#ifndef FLOWCHECK_CORE_CALLER_CHECKS_H_
+#define FLOWCHECK_CORE_CALLER_CHECKS_H_
 
 #include <string>
 #include <vector>
@@ -35,12 +38,11 @@
 #include "core/qp.h"
 
 namespace flowcheck {
-namespace stress {
 
 // The stress driver's own checks, one id each (common/check_id.h's pattern).
 // Its findings carry these or, forwarded unchanged, core's kInvariantIds;
 // the two sets are disjoint, so an id names one checker. docs/stress.md
-// lists this table (checks_test keeps the two equal).
+// lists this table (//core:caller_checks_test keeps the two equal).
 enum class StressCheck {
   kMaskCount,
   kReserve,
@@ -165,7 +167,6 @@ std::vector<Finding> CheckAtRest(const ContextState& ctx)
 std::vector<Finding> CheckFinal(const ContextState& ctx)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock);
 
-}  // namespace stress
 }  // namespace flowcheck
 
-#endif  // FLOWCHECK_STRESS_CHECKS_H_
+#endif  // FLOWCHECK_CORE_CALLER_CHECKS_H_

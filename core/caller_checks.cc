@@ -1,5 +1,5 @@
-// stress/checks.cc: see checks.h.
-#include "stress/checks.h"
+// core/caller_checks.cc: see checks.h.
+#include "core/caller_checks.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -11,7 +11,6 @@
 #include "lockcheck/lockdep.h"
 
 namespace flowcheck {
-namespace stress {
 namespace {
 
 constexpr unsigned long kFlowBits = (1UL << RXE_NUM_TID_FLOWS) - 1;
@@ -227,5 +226,4 @@ std::vector<Finding> CheckFinal(const ContextState& ctx) {
   return out;
 }
 
-}  // namespace stress
 }  // namespace flowcheck
