@@ -1,7 +1,8 @@
 // fuzz/reproduce_main.cc: //fuzz:reproduce, the reproduce command
 // (tools/reproduce.sh builds and runs it).
 //
-//   reproduce [--target=NAME] [--strict] [--emit_gtest=PATH] FILE
+//   reproduce [--target=NAME] [--strict] [--emit_gtest=PATH] [--schedule_out=PATH] FILE
+//   reproduce --replay=SCHEDULE [--minimize] [--trace_out=T.json]
 //
 // Reads a fuzz input (a crash file, a corpus or regression file), detects its
 // target from the header (--target only double-checks it), prints the decoded
@@ -24,6 +25,16 @@
 // --emit_gtest=P   also writes P, atomically: a self-contained GoogleTest
 //                  source that decodes the same bytes and expects success, so
 //                  it fails while the bug is there (fuzz/gtest_source.h).
+// --schedule_out=P a sched_fuzz input only: a failure also writes its
+//                  schedule file to P (a file or a directory), the program
+//                  and its interleaving in sched's format; exit 3 if it could
+//                  not be written.
+// --replay=S       S is such a schedule file: it is replayed (or, with
+//                  --minimize, minimized beside S; with --trace_out, its
+//                  trace written for tools/timeline.py) by the controlled
+//                  scheduler's own command line (sched/cli.h), whose exit
+//                  codes apply. tools/reproduce.sh --minimize / --timeline on
+//                  a sched_fuzz input run both steps.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -39,6 +50,7 @@
 #include "fuzz/gtest_source.h"
 #include "fuzz/input_format.h"
 #include "fuzz/sched_fuzz_reproduce.h"
+#include "sched/cli.h"
 
 namespace flowcheck {
 namespace fuzz {
@@ -47,14 +59,15 @@ namespace {
 constexpr int kReproduced = 1, kPasses = 0, kUnusable = 2, kCannotWrite = 4;
 
 struct Flags {
-  std::string target, emit_gtest, file;
+  std::string target, emit_gtest, schedule_out, file;
   bool strict = false;
 };
 
 int Usage(const std::string& why) {
   std::fprintf(stderr,
                "reproduce: %s\nusage: reproduce [--target=NAME] [--strict] "
-               "[--emit_gtest=PATH] FILE\n",
+               "[--emit_gtest=PATH] [--schedule_out=PATH] FILE\n"
+               "       reproduce --replay=SCHEDULE [--minimize] [--trace_out=T.json]\n",
                why.c_str());
   return kUnusable;
 }
@@ -154,7 +167,10 @@ int Run(const Flags& flags) {
   std::printf("input: %s\n", DescribeProgram(p).c_str());
   if (p.format == Format::kSched) {  // concurrent: its own listing and trace
     if (!flags.emit_gtest.empty()) return Usage("--emit_gtest does not take sched_fuzz inputs");
-    return ReproduceSched(p, flags.strict);
+    return ReproduceSched(p, flags.strict, flags.schedule_out);
+  }
+  if (!flags.schedule_out.empty()) {
+    return Usage("--schedule_out takes sched_fuzz inputs only (the others run no schedule)");
   }
   std::printf("decoded ops:\n");
   for (size_t i = 0; i < p.ops.size(); ++i) {
@@ -205,6 +221,14 @@ int Run(const Flags& flags) {
 int main(int argc, char** argv) {
   using flowcheck::ResolveUserPath;
   using flowcheck::fuzz::Flags;
+  for (int i = 1; i < argc; ++i) {
+    // A schedule file of a sched_fuzz failure: the scheduler's own command
+    // line replays, minimizes or draws it (scenario "sched_fuzz",
+    // fuzz/executor/sched_executor.cc).
+    if (std::string(argv[i]).rfind("--replay=", 0) == 0) {
+      return sched::Main(argc, argv, "//fuzz:reproduce");
+    }
+  }
   Flags flags;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -213,6 +237,9 @@ int main(int argc, char** argv) {
     } else if (a.rfind("--emit_gtest=", 0) == 0) {
       flags.emit_gtest = ResolveUserPath(a.substr(13));
       if (a.size() == 13) return flowcheck::fuzz::Usage("--emit_gtest= needs a path");
+    } else if (a.rfind("--schedule_out=", 0) == 0) {
+      flags.schedule_out = ResolveUserPath(a.substr(15));
+      if (a.size() == 15) return flowcheck::fuzz::Usage("--schedule_out= needs a path");
     } else if (a == "--strict") {
       flags.strict = true;
     } else if (a.rfind("-", 0) == 0 && a != "-") {

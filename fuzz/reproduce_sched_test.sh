@@ -4,7 +4,10 @@
 #   per thread, the interleaving step by step, the FAIL marker with its step,
 #   "flowcheck: trace hash <hex>", and the same output on every replay;
 #   the same input without --strict -> exit 0, PASSES, the hazard noted;
-#   --target=sched_fuzz accepted, another target refused (exit 2).
+#   --target=sched_fuzz accepted, another target refused (exit 2);
+#   --schedule_out: the failure's schedule file, which --replay reproduces
+#   with the same trace hash, --minimize writes beside it (replaying
+#   strictly) and --trace_out draws; no schedule for a passing input.
 # Args: reproduce binary, the hazard seed, a passing seed.
 set -uo pipefail
 repro=$1 hazard=$2 passing=$3
@@ -38,6 +41,32 @@ grep -qE '^flowcheck: trace hash [0-9a-f]{16}$' "$tmp/d" || fail "no trace hash 
 "$repro" --target=flow_fuzz "$passing" >"$tmp/e" 2>&1; rc=$?
 [ "$rc" = 2 ] || fail "--target=flow_fuzz on an 'S' input: exit $rc, expected 2"
 grep -qF "is a sched_fuzz input" "$tmp/e" || fail "no 'is a sched_fuzz input' message"
+
+# The failure as a schedule file, and the scheduler's tools on it.
+mkdir -p "$tmp/s"
+"$repro" --strict --schedule_out="$tmp/s/hazard.schedule" "$hazard" >"$tmp/f" 2>&1; rc=$?
+[ "$rc" = 1 ] || fail "--schedule_out: exit $rc, expected 1: $(tail -3 "$tmp/f")"
+grep -qF "flowcheck: schedule written: $tmp/s/hazard.schedule" "$tmp/f" || fail "no 'schedule written' line"
+hash=$(grep -E '^flowcheck: trace hash [0-9a-f]{16}$' "$tmp/a" | tail -1 | awk '{print $4}')
+grep -qx "scenario sched_fuzz" "$tmp/s/hazard.schedule" || fail "not a sched_fuzz schedule"
+grep -qx "param strict=1" "$tmp/s/hazard.schedule" || fail "strict not recorded"
+grep -qx "target //fuzz:reproduce" "$tmp/s/hazard.schedule" || fail "target not //fuzz:reproduce"
+grep -qx "trace-hash $hash" "$tmp/s/hazard.schedule" || fail "the schedule's trace hash is not the replay's ($hash)"
+"$repro" --replay="$tmp/s/hazard.schedule" >"$tmp/g" 2>&1; rc=$?
+[ "$rc" = 1 ] || fail "--replay: exit $rc, expected 1"
+grep -qF "flowcheck: replay: reproduced [check], trace hash $hash as recorded" "$tmp/g" ||
+  fail "--replay did not reproduce: $(tail -3 "$tmp/g")"
+"$repro" --replay="$tmp/s/hazard.schedule" --minimize >"$tmp/h" 2>&1; rc=$?
+[ "$rc" = 1 ] || fail "--minimize: exit $rc, expected 1: $(tail -3 "$tmp/h")"
+[ -f "$tmp/s/hazard.min.schedule" ] || fail "--minimize wrote no hazard.min.schedule"
+grep -qF "flowcheck: minimize: the minimized schedule replays strictly: reproduced [check]" "$tmp/h" ||
+  fail "the minimized schedule does not replay: $(tail -3 "$tmp/h")"
+"$repro" --replay="$tmp/s/hazard.schedule" --trace_out="$tmp/s/t.json" >"$tmp/i" 2>&1; rc=$?
+[ "$rc" = 1 ] || fail "--trace_out: exit $rc, expected 1"
+grep -q '"threads"' "$tmp/s/t.json" 2>/dev/null || fail "--trace_out wrote no trace: $(head -c 200 "$tmp/s/t.json" 2>&1)"
+"$repro" --schedule_out="$tmp/s/pass.schedule" "$passing" >"$tmp/j" 2>&1; rc=$?
+[ "$rc" = 0 ] || fail "passing seed with --schedule_out: exit $rc"
+[ ! -e "$tmp/s/pass.schedule" ] || fail "a passing input wrote a schedule"
 
 [ "$fails" = 0 ] && echo "reproduce_sched_test: all checks passed"
 exit $((fails > 0))

@@ -10,7 +10,7 @@
 namespace flowcheck {
 namespace fuzz {
 
-int ReproduceSched(const Program& p, bool strict) {
+int ReproduceSched(const Program& p, bool strict, const std::string& schedule_out) {
   std::printf("ops per thread (thread ti owns qp#2i and qp#2i+1; all share one context):\n");
   size_t first = 0;
   for (size_t t = 0; t < p.thread_ops.size(); ++t) {
@@ -27,6 +27,7 @@ int ReproduceSched(const Program& p, bool strict) {
   SchedExecOptions options;
   options.strict = strict;
   options.trace = true;
+  options.schedule_out = schedule_out;
   const SchedExecResult r = ExecuteSched(p, options);
   for (const std::string& e : r.events) std::printf("  %s\n", e.c_str());
   if (!r.oracle_off.empty()) {
@@ -35,6 +36,13 @@ int ReproduceSched(const Program& p, bool strict) {
   }
   for (const std::string& h : r.hazards) std::printf("note: %s\n", h.c_str());
   if (!r.ok) {
+    if (!r.schedule_path.empty()) {
+      std::printf("flowcheck: schedule written: %s\n", r.schedule_path.c_str());
+    } else if (!schedule_out.empty()) {
+      std::fprintf(stderr, "reproduce: the schedule file could not be written: %s\n",
+                   r.schedule_error.c_str());
+      return 3;
+    }
     std::printf("\n%s", SchedFailureReport(r).c_str());
     std::printf("\nresult: REPRODUCED at step %zu (%llu scheduler decisions) (exit 1)\n",
                 r.fail_step, static_cast<unsigned long long>(r.decisions));

@@ -7,13 +7,18 @@
 #ifndef FLOWCHECK_FUZZ_SCHED_FUZZ_REPRODUCE_H_
 #define FLOWCHECK_FUZZ_SCHED_FUZZ_REPRODUCE_H_
 
+#include <string>
+
 #include "fuzz/input_format.h"
 
 namespace flowcheck {
 namespace fuzz {
 
 // Prints to stdout; returns 1 if the program fails, 0 if it passes.
-int ReproduceSched(const Program& p, bool strict);
+// `schedule_out` non-empty: a failure also writes its schedule file there
+// (SchedExecOptions::schedule_out) and prints
+// "flowcheck: schedule written: <path>"; 3 if it could not be written.
+int ReproduceSched(const Program& p, bool strict, const std::string& schedule_out = "");
 
 }  // namespace fuzz
 }  // namespace flowcheck

@@ -26,8 +26,10 @@
 # `BIN --replay=FILE`: exit 1 reproduced (or, on changed code, a failure of its
 # own), 0 passes (on changed code: "does not reproduce: passed; the schedule
 # diverged at decision N"), 2 unusable file (an edited one too: its checksum),
-# 3 build failed. Two
-# options apply to them only:
+# 3 build failed. Two options apply to them, and to sched_fuzz inputs (whose
+# failure is first written as a schedule file, FILE.schedule beside FILE, by
+# `reproduce --schedule_out`; then that file is minimized or drawn; exit 2 if
+# the input does not fail, so there is no schedule):
 #   --minimize           write FILE's minimized schedule beside it, as
 #                        <name>.min.schedule (same failure marker, fewer ops
 #                        and preemptions; never over FILE): exit 1 written
@@ -105,11 +107,6 @@ if [ -n "$file" ] && [ -f "$file" ] &&
   fi
   exit "$rc"
 fi
-if [ ${#sched_args[@]} -gt 0 ] || [ -n "$timeline" ]; then
-  echo "reproduce.sh: --minimize and --timeline apply to schedule files only" >&2
-  exit 2
-fi
-
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! bazel build "${config[@]}" --ui_event_filters=-info,-stdout --noshow_progress \
@@ -123,4 +120,29 @@ if ! bin_dir=$(bazel info "${config[@]}" bazel-bin 2>"$log"); then
   echo "reproduce.sh: bazel info bazel-bin failed (exit 3; the input was not read)" >&2
   exit 3
 fi
-exec "$bin_dir/fuzz/reproduce" "${args[@]}"
+if [ ${#sched_args[@]} -eq 0 ] && [ -z "$timeline" ]; then
+  exec "$bin_dir/fuzz/reproduce" "${args[@]}"
+fi
+# --minimize / --timeline on a fuzz input: a sched_fuzz failure becomes a
+# schedule file beside it, which is then minimized or drawn as above.
+if [ -z "$file" ] || ! head -c 1 "$file" 2>/dev/null | grep -q '^S'; then
+  echo "reproduce.sh: --minimize and --timeline apply to schedule files and sched_fuzz inputs only" >&2
+  exit 2
+fi
+schedule="$file.schedule"
+rc=0
+"$bin_dir/fuzz/reproduce" --schedule_out="$schedule" "${args[@]}" >"$log" 2>&1 || rc=$?
+if [ "$rc" -eq 3 ]; then
+  cat "$log" >&2
+  echo "reproduce.sh: the schedule file $schedule could not be written (exit 3)" >&2
+  exit 3
+fi
+if [ "$rc" -ne 1 ] || [ ! -f "$schedule" ]; then
+  cat "$log" >&2
+  echo "reproduce.sh: $file did not fail (exit $rc), so it has no schedule to minimize or draw (exit 2)" >&2
+  exit 2
+fi
+echo "reproduce.sh: the failure's schedule: $schedule"
+again=("${config[@]}" "${sched_args[@]}")
+[ -z "$timeline" ] || again+=("--timeline=$timeline")
+exec tools/reproduce.sh "${again[@]}" "$schedule"  # from the repository root (cd above)

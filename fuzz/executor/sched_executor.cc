@@ -16,6 +16,7 @@
 #include "fuzz/executor/sched_state.h"
 #include "fuzz/sched_fuzz_format.h"
 #include "lockcheck/lockdep.h"
+#include "sched/cli.h"
 #include "sched/run.h"
 #include "sched/sched.h"
 
@@ -306,6 +307,112 @@ class ThreadRunner {
 }  // namespace
 }  // namespace sched_exec
 
+namespace sched_exec {
+namespace {
+
+// One execution's set-up (sched::Run calls it once per execution): the
+// context and QPs of a pooled Lockstep, the shared State, a logical thread
+// per op list and the end's checks. *ls and *keep receive the execution's
+// Lockstep and State.
+void SetUpExecution(const Program& p, const SchedExecOptions& options, SchedExecResult* result,
+                    oracle::Lockstep** ls_out, std::unique_ptr<State>* keep) {
+  oracle::Lockstep* ls = SchedLockstep(p.num_qps, p.seed);
+  *ls_out = ls;
+  auto st = std::make_unique<State>(ls->oracle());
+  st->p = &p;
+  st->options = &options;
+  st->r = result;
+  st->ls = ls;
+  st->rcd = ls->rcd();
+  for (int i = 0; i < ls->num_qps(); ++i) st->qps.push_back(ls->qp(i));
+  st->th.resize(p.thread_ops.size());
+  State* s = st.get();
+  size_t first = 0;
+  for (size_t t = 0; t < p.thread_ops.size(); ++t) {
+    const int count = p.thread_ops[t];
+    sched::Spawn(absl::StrFormat("t%u", t), [s, t, first, count] {
+      ThreadRunner(s, static_cast<int>(t)).Run(first, count);
+    });
+    first += count;
+  }
+  sched::AtEnd([s] {
+    s->Final();
+    if (!s->r->ok) sched::Fail(s->r->line);
+  });
+  *keep = std::move(st);
+}
+
+std::string Hex(const std::vector<uint8_t>& bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string s;
+  for (uint8_t b : bytes) {
+    s += kDigits[b >> 4];
+    s += kDigits[b & 15];
+  }
+  return s;
+}
+
+bool FromHex(const std::string& s, std::vector<uint8_t>* out) {
+  if (s.size() % 2 != 0) return false;
+  auto digit = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  out->clear();
+  for (size_t i = 0; i < s.size(); i += 2) {
+    const int hi = digit(s[i]), lo = digit(s[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<uint8_t>(hi << 4 | lo));
+  }
+  return true;
+}
+
+constexpr char kScenario[] = "sched_fuzz";
+
+// A schedule file's program, rebuilt for a replay (and the minimizer's
+// candidate runs) by sched::Main in //fuzz:reproduce.
+struct Replayed {
+  Program p;
+  SchedExecOptions options;
+  SchedExecResult result;
+  oracle::Lockstep* ls = nullptr;
+  std::unique_ptr<State> keep;
+};
+
+const bool kRegistered = sched::RegisterScenario(sched::ScenarioSpec{
+    kScenario,
+    "a sched_fuzz input (param input: its bytes in hex; strict: 1 fails known hazards too)",
+    {{"input", ""}, {"strict", "0"}},
+    [](const sched::ScenarioParams& params, std::string* error) -> std::function<void()> {
+      std::vector<uint8_t> bytes;
+      if (!FromHex(params.at("input"), &bytes) || bytes.empty()) {
+        *error = "param input: not the hex bytes of a sched_fuzz input";
+        return nullptr;
+      }
+      DecodeResult d = Decode(bytes.data(), bytes.size());
+      if (!d.ok() || d.program.format != Format::kSched || d.program.thread_ops.empty()) {
+        *error = "param input: not a sched_fuzz program" + (d.ok() ? "" : ": " + d.error);
+        return nullptr;
+      }
+      const std::string& strict = params.at("strict");
+      if (strict != "0" && strict != "1") {
+        *error = "param strict: 0 or 1";
+        return nullptr;
+      }
+      auto r = std::make_shared<Replayed>();
+      r->p = std::move(d.program);
+      r->options.strict = strict == "1";
+      return [r] {
+        // A failed execution may leave locks held by cancelled threads: every
+        // execution gets a Lockstep of its own (the last one is kept).
+        DropSchedLockstep(r->p.num_qps);
+        r->result = SchedExecResult{};
+        SetUpExecution(r->p, r->options, &r->result, &r->ls, &r->keep);
+      };
+    }});
+
+}  // namespace
+}  // namespace sched_exec
+
 SchedExecResult ExecuteSched(const Program& p, const SchedExecOptions& options) {
   using namespace sched_exec;
   if (p.format != Format::kSched || p.thread_ops.empty()) {
@@ -315,42 +422,30 @@ SchedExecResult ExecuteSched(const Program& p, const SchedExecOptions& options) 
   SchedExecResult result;
   oracle::Lockstep* ls = nullptr;
   sched::Options o;
-  o.scenario = "sched_fuzz";
-  o.target = "//fuzz:sched_fuzz";
+  o.scenario = kScenario;
+  o.target = "//fuzz:reproduce";
   o.strategy = sched::StrategyKind::kBytes;
   o.bytes = p.schedule;
-  o.write_schedule = false;
+  o.write_schedule = !options.schedule_out.empty();
+  if (o.write_schedule) {
+    const EncodeResult e = Encode(p);
+    if (!e.ok()) {
+      std::fprintf(stderr, "ExecuteSched: the program does not encode: %s\n", e.error.c_str());
+      std::abort();
+    }
+    o.schedule_out = options.schedule_out;
+    o.params = {{"input", Hex(e.bytes)}, {"strict", options.strict ? "1" : "0"}};
+  }
   o.max_steps = 200000;
   o.verbosity = 0;
   o.out = nullptr;
   std::unique_ptr<State> keep;  // the last execution's state, for the result
-  const sched::RunResult run = sched::Run(o, [&] {
-    ls = SchedLockstep(p.num_qps, p.seed);
-    auto st = std::make_unique<State>(ls->oracle());
-    st->p = &p;
-    st->options = &options;
-    st->r = &result;
-    st->ls = ls;
-    st->rcd = ls->rcd();
-    for (int i = 0; i < ls->num_qps(); ++i) st->qps.push_back(ls->qp(i));
-    st->th.resize(p.thread_ops.size());
-    State* s = st.get();
-    size_t first = 0;
-    for (size_t t = 0; t < p.thread_ops.size(); ++t) {
-      const int count = p.thread_ops[t];
-      sched::Spawn(absl::StrFormat("t%u", t), [s, t, first, count] {
-        ThreadRunner(s, static_cast<int>(t)).Run(first, count);
-      });
-      first += count;
-    }
-    sched::AtEnd([s] {
-      s->Final();
-      if (!s->r->ok) sched::Fail(s->r->line);
-    });
-    keep = std::move(st);
-  });
+  const sched::RunResult run =
+      sched::Run(o, [&] { SetUpExecution(p, options, &result, &ls, &keep); });
   result.trace_hash = run.last_trace_hash;
   result.decisions = run.last_steps;
+  result.schedule_path = run.schedule_path;
+  result.schedule_error = run.schedule_error;
   if (run.usage_error) {
     std::fprintf(stderr, "ExecuteSched: %s", run.output.c_str());
     std::abort();

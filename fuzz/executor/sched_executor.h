@@ -43,6 +43,13 @@ namespace fuzz {
 struct SchedExecOptions {
   bool strict = false;  // upstream divergences and the flush hazard fail too
   bool trace = false;   // fill SchedExecResult::events (the interleaving)
+  // A failing execution writes its schedule file here (sched/run.h's
+  // schedule_out: a file, or a directory): scenario "sched_fuzz", the
+  // program as param `input` (hex) and `strict`, target //fuzz:reproduce,
+  // which replays, minimizes and draws it (`reproduce --replay=FILE
+  // [--minimize] [--trace_out=T]`, sched/cli.h). "": none (the fuzz target:
+  // its crash file is the reproduction).
+  std::string schedule_out;
 };
 
 struct SchedExecResult {
@@ -61,6 +68,8 @@ struct SchedExecResult {
   size_t oracle_checks = 0;    // state comparisons made
   std::string oracle_off;      // why the oracle stopped comparing ("" if it never did)
   std::vector<std::string> hazards;  // known hazards seen (not failures)
+  std::string schedule_path;  // the schedule file written (schedule_out), or ""
+  std::string schedule_error; // why it could not be written, or ""
 };
 
 // p.format must be Format::kSched (aborts otherwise: a caller bug).
