@@ -107,6 +107,12 @@ if [ -n "$file" ] && [ -f "$file" ] &&
   fi
   exit "$rc"
 fi
+if [ ${#sched_args[@]} -gt 0 ] || [ -n "$timeline" ]; then
+  if [ -z "$file" ] || ! head -c 1 "$file" 2>/dev/null | grep -q '^S'; then
+    echo "reproduce.sh: --minimize and --timeline apply to schedule files and sched_fuzz inputs only" >&2
+    exit 2
+  fi
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! bazel build "${config[@]}" --ui_event_filters=-info,-stdout --noshow_progress \
@@ -125,10 +131,6 @@ if [ ${#sched_args[@]} -eq 0 ] && [ -z "$timeline" ]; then
 fi
 # --minimize / --timeline on a fuzz input: a sched_fuzz failure becomes a
 # schedule file beside it, which is then minimized or drawn as above.
-if [ -z "$file" ] || ! head -c 1 "$file" 2>/dev/null | grep -q '^S'; then
-  echo "reproduce.sh: --minimize and --timeline apply to schedule files and sched_fuzz inputs only" >&2
-  exit 2
-fi
 schedule="$file.schedule"
 rc=0
 "$bin_dir/fuzz/reproduce" --schedule_out="$schedule" "${args[@]}" >"$log" 2>&1 || rc=$?

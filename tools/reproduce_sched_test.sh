@@ -83,7 +83,7 @@ PY
 printf 'not a schedule\n' >"$tmp/work/crash-x"
 run --minimize crash-x
 [ "$rc" = 2 ] || fail "--minimize on a fuzz input: exit $rc, expected 2"
-grep -q "apply to schedule files only" <<<"$out" || fail "no reason: $out"
+grep -q "apply to schedule files and sched_fuzz inputs only" <<<"$out" || fail "no reason: $out"
 
 [ "$fails" = 0 ] && echo "reproduce_sched_test: all checks passed"
 exit $((fails > 0))
