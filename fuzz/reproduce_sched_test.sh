@@ -5,9 +5,10 @@
 #   "flowcheck: trace hash <hex>", and the same output on every replay;
 #   the same input without --strict -> exit 0, PASSES, the hazard noted;
 #   --target=sched_fuzz accepted, another target refused (exit 2);
-#   --schedule_out: the failure's schedule file, which --replay reproduces
-#   with the same trace hash, --minimize writes beside it (replaying
-#   strictly) and --trace_out draws; no schedule for a passing input.
+#   --schedule_out: the failure's schedule file (each thread's ops as a
+#   list), which --replay reproduces with the same trace hash, --minimize
+#   cuts (fewer ops, written beside it, replaying strictly) and --trace_out
+#   draws; no schedule for a passing input.
 # Args: reproduce binary, the hazard seed, a passing seed.
 set -uo pipefail
 repro=$1 hazard=$2 passing=$3
@@ -61,6 +62,10 @@ grep -qF "flowcheck: replay: reproduced [check], trace hash $hash as recorded" "
 [ -f "$tmp/s/hazard.min.schedule" ] || fail "--minimize wrote no hazard.min.schedule"
 grep -qF "flowcheck: minimize: the minimized schedule replays strictly: reproduced [check]" "$tmp/h" ||
   fail "the minimized schedule does not replay: $(tail -3 "$tmp/h")"
+before=$(sed -n 's/^flowcheck: minimize: before: ops \([0-9]*\),.*/\1/p' "$tmp/h")
+after=$(sed -n 's/^flowcheck: minimize: after: *ops \([0-9]*\),.*/\1/p' "$tmp/h")
+[ -n "$before" ] && [ -n "$after" ] && [ "$after" -lt "$before" ] ||
+  fail "--minimize cut no op (ops before '$before', after '$after')"
 "$repro" --replay="$tmp/s/hazard.schedule" --trace_out="$tmp/s/t.json" >"$tmp/i" 2>&1; rc=$?
 [ "$rc" = 1 ] || fail "--trace_out: exit $rc, expected 1"
 grep -q '"threads"' "$tmp/s/t.json" 2>/dev/null || fail "--trace_out wrote no trace: $(head -c 200 "$tmp/s/t.json" 2>&1)"

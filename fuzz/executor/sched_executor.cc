@@ -342,12 +342,12 @@ void SetUpExecution(const Program& p, const SchedExecOptions& options, SchedExec
   *keep = std::move(st);
 }
 
-std::string Hex(const std::vector<uint8_t>& bytes) {
+std::string Hex(const uint8_t* bytes, size_t n) {
   static const char kDigits[] = "0123456789abcdef";
   std::string s;
-  for (uint8_t b : bytes) {
-    s += kDigits[b >> 4];
-    s += kDigits[b & 15];
+  for (size_t i = 0; i < n; ++i) {
+    s += kDigits[bytes[i] >> 4];
+    s += kDigits[bytes[i] & 15];
   }
   return s;
 }
@@ -357,7 +357,6 @@ bool FromHex(const std::string& s, std::vector<uint8_t>* out) {
   auto digit = [](char c) {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
   };
-  out->clear();
   for (size_t i = 0; i < s.size(); i += 2) {
     const int hi = digit(s[i]), lo = digit(s[i + 1]);
     if (hi < 0 || lo < 0) return false;
@@ -367,6 +366,103 @@ bool FromHex(const std::string& s, std::vector<uint8_t>* out) {
 }
 
 constexpr char kScenario[] = "sched_fuzz";
+constexpr char kOpsPrefix[] = "ops.t";
+
+// The program as a schedule file's params: `threads`, `seed`, `strict` and,
+// per thread i, `ops.t<i>`: its 'S' records (docs/fuzz-format.md), 8 hex
+// digits each, comma-separated. The minimizer cuts elements of `ops.*`
+// lists (sched/minimize.h), so it can drop a thread's op as it drops a
+// stress thread's. The scheduling bytes are not kept: a schedule file
+// records the decisions themselves.
+sched::ScenarioParams ProgramParams(const Program& p, bool strict) {
+  const EncodeResult e = Encode(p);
+  if (!e.ok()) {
+    std::fprintf(stderr, "ExecuteSched: the program does not encode: %s\n", e.error.c_str());
+    std::abort();
+  }
+  sched::ScenarioParams params = {{"threads", std::to_string(p.thread_ops.size())},
+                                  {"seed", std::to_string(p.seed)},
+                                  {"strict", strict ? "1" : "0"}};
+  size_t at = sched_v1::kHeader;
+  for (size_t t = 0; t < p.thread_ops.size(); ++t) {
+    std::string list;
+    for (int k = 0; k < p.thread_ops[t]; ++k, at += sched_v1::kRecord) {
+      list += (k ? "," : "") + Hex(e.bytes.data() + at, sched_v1::kRecord);
+    }
+    params[kOpsPrefix + std::to_string(t)] = list;
+  }
+  return params;
+}
+
+// The program ProgramParams described (with fewer ops, after a minimizer's
+// cut): the 'S' bytes rebuilt and decoded. False with *error naming the
+// param that is wrong.
+bool ProgramFromParams(const sched::ScenarioParams& params, Program* p, bool* strict,
+                       std::string* error) {
+  int threads = 0;
+  long seed = -1;
+  try {
+    threads = std::stoi(params.at("threads"));
+    seed = std::stol(params.at("seed"));
+  } catch (...) {
+    threads = 0;
+  }
+  if (threads < sched_v1::kMinThreads || threads > sched_v1::kMaxThreads || seed < 0 ||
+      seed > 0xFFFF) {
+    *error = "params threads (2..4) and seed (0..65535): not a sched_fuzz program's";
+    return false;
+  }
+  const std::string& s = params.at("strict");
+  if (s != "0" && s != "1") {
+    *error = "param strict: 0 or 1";
+    return false;
+  }
+  *strict = s == "1";
+  std::vector<uint8_t> bytes = {static_cast<uint8_t>(Format::kSched), 1,
+                                static_cast<uint8_t>(threads - sched_v1::kMinThreads),
+                                static_cast<uint8_t>(seed & 0xFF), static_cast<uint8_t>(seed >> 8),
+                                0, 0, 0, 0};
+  for (const auto& [key, value] : params) {
+    if (key.rfind(kOpsPrefix, 0) != 0) continue;
+    int t = -1;
+    try {
+      t = std::stoi(key.substr(sizeof(kOpsPrefix) - 1));
+    } catch (...) {
+    }
+    if (t < 0 || t >= threads || key != kOpsPrefix + std::to_string(t)) {
+      *error = "param " + key + ": no such thread";
+      return false;
+    }
+  }
+  for (int t = 0; t < threads; ++t) {
+    auto it = params.find(kOpsPrefix + std::to_string(t));
+    const std::string list = it == params.end() ? "" : it->second;
+    int n = 0;
+    for (size_t start = 0; start < list.size();) {
+      size_t comma = list.find(',', start);
+      if (comma == std::string::npos) comma = list.size();
+      const std::string rec = list.substr(start, comma - start);
+      if (rec.size() != 2 * sched_v1::kRecord || !FromHex(rec, &bytes)) {
+        *error = "param " + it->first + ": '" + rec + "' is not a record (8 hex digits)";
+        return false;
+      }
+      ++n;
+      start = comma + 1;
+    }
+    if (n > sched_v1::kMaxRecordsPerThread) {
+      *error = "param " + it->first + ": more than 32 records";
+      return false;
+    }
+    bytes[5 + t] = static_cast<uint8_t>(n);
+  }
+  DecodeResult d = Decode(bytes.data(), bytes.size());
+  if (!d.ok()) {
+    *error = "params: not a sched_fuzz program: " + d.error;
+    return false;
+  }
+  *p = std::move(d.program);
+  return true;
+}
 
 // A schedule file's program, rebuilt for a replay (and the minimizer's
 // candidate runs) by sched::Main in //fuzz:reproduce.
@@ -380,27 +476,12 @@ struct Replayed {
 
 const bool kRegistered = sched::RegisterScenario(sched::ScenarioSpec{
     kScenario,
-    "a sched_fuzz input (param input: its bytes in hex; strict: 1 fails known hazards too)",
-    {{"input", ""}, {"strict", "0"}},
+    "a sched_fuzz program (threads, seed, ops.t<i>: each thread's records; strict: 1 fails "
+    "known hazards too)",
+    {{"threads", "2"}, {"seed", "0"}, {"strict", "0"}},
     [](const sched::ScenarioParams& params, std::string* error) -> std::function<void()> {
-      std::vector<uint8_t> bytes;
-      if (!FromHex(params.at("input"), &bytes) || bytes.empty()) {
-        *error = "param input: not the hex bytes of a sched_fuzz input";
-        return nullptr;
-      }
-      DecodeResult d = Decode(bytes.data(), bytes.size());
-      if (!d.ok() || d.program.format != Format::kSched || d.program.thread_ops.empty()) {
-        *error = "param input: not a sched_fuzz program" + (d.ok() ? "" : ": " + d.error);
-        return nullptr;
-      }
-      const std::string& strict = params.at("strict");
-      if (strict != "0" && strict != "1") {
-        *error = "param strict: 0 or 1";
-        return nullptr;
-      }
       auto r = std::make_shared<Replayed>();
-      r->p = std::move(d.program);
-      r->options.strict = strict == "1";
+      if (!ProgramFromParams(params, &r->p, &r->options.strict, error)) return nullptr;
       return [r] {
         // A failed execution may leave locks held by cancelled threads: every
         // execution gets a Lockstep of its own (the last one is kept).
@@ -409,6 +490,7 @@ const bool kRegistered = sched::RegisterScenario(sched::ScenarioSpec{
         SetUpExecution(r->p, r->options, &r->result, &r->ls, &r->keep);
       };
     }});
+const bool kOpsAccepted = sched::AcceptParamPrefix(kScenario, "ops.");
 
 }  // namespace
 }  // namespace sched_exec
@@ -428,13 +510,8 @@ SchedExecResult ExecuteSched(const Program& p, const SchedExecOptions& options) 
   o.bytes = p.schedule;
   o.write_schedule = !options.schedule_out.empty();
   if (o.write_schedule) {
-    const EncodeResult e = Encode(p);
-    if (!e.ok()) {
-      std::fprintf(stderr, "ExecuteSched: the program does not encode: %s\n", e.error.c_str());
-      std::abort();
-    }
     o.schedule_out = options.schedule_out;
-    o.params = {{"input", Hex(e.bytes)}, {"strict", options.strict ? "1" : "0"}};
+    o.params = ProgramParams(p, options.strict);
   }
   o.max_steps = 200000;
   o.verbosity = 0;
