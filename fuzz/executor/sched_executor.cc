@@ -4,12 +4,17 @@
 // (docs/fuzz-format.md, 'F'), with the checks of sched_state.h.
 #include "fuzz/executor/sched_executor.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "core/callers.h"
 #include "core/tid_rdma.h"
 #include "fuzz/executor/legalise.h"
@@ -342,26 +347,14 @@ void SetUpExecution(const Program& p, const SchedExecOptions& options, SchedExec
   *keep = std::move(st);
 }
 
-std::string Hex(const uint8_t* bytes, size_t n) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += kDigits[bytes[i] >> 4];
-    s += kDigits[bytes[i] & 15];
+// Appends the bytes `hex` spells (lowercase or uppercase digits, two per
+// byte); false if it spells none.
+bool AppendHexBytes(absl::string_view hex, std::vector<uint8_t>* out) {
+  if (hex.size() % 2 != 0 || !std::all_of(hex.begin(), hex.end(), absl::ascii_isxdigit)) {
+    return false;
   }
-  return s;
-}
-
-bool FromHex(const std::string& s, std::vector<uint8_t>* out) {
-  if (s.size() % 2 != 0) return false;
-  auto digit = [](char c) {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-  };
-  for (size_t i = 0; i < s.size(); i += 2) {
-    const int hi = digit(s[i]), lo = digit(s[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out->push_back(static_cast<uint8_t>(hi << 4 | lo));
-  }
+  const std::string bytes = absl::HexStringToBytes(hex);
+  out->insert(out->end(), bytes.begin(), bytes.end());
   return true;
 }
 
@@ -387,7 +380,9 @@ sched::ScenarioParams ProgramParams(const Program& p, bool strict) {
   for (size_t t = 0; t < p.thread_ops.size(); ++t) {
     std::string list;
     for (int k = 0; k < p.thread_ops[t]; ++k, at += sched_v1::kRecord) {
-      list += (k ? "," : "") + Hex(e.bytes.data() + at, sched_v1::kRecord);
+      list += (k ? "," : "") +
+              absl::BytesToHexString(absl::string_view(
+                  reinterpret_cast<const char*>(e.bytes.data() + at), sched_v1::kRecord));
     }
     params[kOpsPrefix + std::to_string(t)] = list;
   }
@@ -399,16 +394,10 @@ sched::ScenarioParams ProgramParams(const Program& p, bool strict) {
 // param that is wrong.
 bool ProgramFromParams(const sched::ScenarioParams& params, Program* p, bool* strict,
                        std::string* error) {
-  int threads = 0;
-  long seed = -1;
-  try {
-    threads = std::stoi(params.at("threads"));
-    seed = std::stol(params.at("seed"));
-  } catch (...) {
-    threads = 0;
-  }
-  if (threads < sched_v1::kMinThreads || threads > sched_v1::kMaxThreads || seed < 0 ||
-      seed > 0xFFFF) {
+  int threads = 0, seed = -1;
+  if (!absl::SimpleAtoi(params.at("threads"), &threads) ||
+      !absl::SimpleAtoi(params.at("seed"), &seed) || threads < sched_v1::kMinThreads ||
+      threads > sched_v1::kMaxThreads || seed < 0 || seed > 0xFFFF) {
     *error = "params threads (2..4) and seed (0..65535): not a sched_fuzz program's";
     return false;
   }
@@ -425,11 +414,8 @@ bool ProgramFromParams(const sched::ScenarioParams& params, Program* p, bool* st
   for (const auto& [key, value] : params) {
     if (key.rfind(kOpsPrefix, 0) != 0) continue;
     int t = -1;
-    try {
-      t = std::stoi(key.substr(sizeof(kOpsPrefix) - 1));
-    } catch (...) {
-    }
-    if (t < 0 || t >= threads || key != kOpsPrefix + std::to_string(t)) {
+    if (!absl::SimpleAtoi(key.substr(sizeof(kOpsPrefix) - 1), &t) || t < 0 || t >= threads ||
+        key != kOpsPrefix + std::to_string(t)) {
       *error = "param " + key + ": no such thread";
       return false;
     }
@@ -442,7 +428,7 @@ bool ProgramFromParams(const sched::ScenarioParams& params, Program* p, bool* st
       size_t comma = list.find(',', start);
       if (comma == std::string::npos) comma = list.size();
       const std::string rec = list.substr(start, comma - start);
-      if (rec.size() != 2 * sched_v1::kRecord || !FromHex(rec, &bytes)) {
+      if (rec.size() != 2 * sched_v1::kRecord || !AppendHexBytes(rec, &bytes)) {
         *error = "param " + it->first + ": '" + rec + "' is not a record (8 hex digits)";
         return false;
       }
