@@ -266,10 +266,9 @@ int main(int argc, char** argv) {
     }
   }
   if (!replay.empty()) {
-    flowcheck::stress::StressConfig only_json;
-    only_json.json_out = tool ? "" : config.json_out;
-    only_json.progress_every = config.progress_every;
-    if (flowcheck::stress::RerunFlags(config) != flowcheck::stress::RerunFlags(only_json) ||
+    // Any rerun flag (a run parameter) differing from its default is refused.
+    if (flowcheck::stress::RerunFlags(config) !=
+            flowcheck::stress::RerunFlags(flowcheck::stress::StressConfig{}) ||
         !config.schedule_out.empty() || (tool && !config.json_out.empty())) {
       std::fprintf(stderr, "stress_main: --replay takes every parameter from the schedule file "
                            "(only --json_out may be given with it, and not with --minimize or "
