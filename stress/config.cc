@@ -53,6 +53,12 @@ std::string Validate(const StressConfig& c) {
   if (c.sched_executions < 0) return "--sched_executions must be >= 0";
   if (c.sched_ops < 0 || c.sched_ops > 64) return "--sched_ops must be in 0..64";
   if (c.sched_programs < 1) return "--sched_programs must be >= 1";
+  if (c.sched_program_ops < 0 || c.sched_program_ops > 6) {
+    return "--sched_program_ops must be in 0..6";
+  }
+  if (c.sched_program_ops > 0 && (c.sched != "dfs" || c.sched_programs != 1)) {
+    return "--sched_program_ops needs --sched=dfs and no --sched_programs (it sets the programs)";
+  }
   if (c.sched_free_flows < 1 || c.sched_free_flows > 32) {
     return "--sched_free_flows must be in 1..32";
   }

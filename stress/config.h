@@ -71,13 +71,16 @@ enum ConfigUse : unsigned { kNoUse = 0, kRerun = 1, kParam = 2, kJson = 4 };
   X(int64_t, sched_programs, 1, kRerun,                                                        \
     "--sched=dfs: explore every schedule of programs 0..N-1 in turn (program p: the op "      \
     "lists random and pct draw for execution p); 1: execution 0's lists only")                \
+  X(int, sched_program_ops, 0, kRerun,                                                         \
+    "--sched=dfs: explore every program of up to N ops per thread (and rcv-irq) drawn from "  \
+    "the op table, smallest first (stress/program_space.h); 0: --sched_programs' lists")      \
   X(int, sched_free_flows, 1, kRerun | kParam,                                                 \
     "--sched: flows left free at the start of an execution (the rest held as bare flows, "    \
     "spread over the op threads)")                                                            \
   /* 0: DefaultMaxSteps(): an execution's decisions grow with its ops. */                     \
   X(int64_t, max_steps, 0, kRerun,                                                             \
     "--sched: an execution with more decisions fails [step-bound] (0: 10000 + 200 per op "    \
-    "of the program, ops = (--threads + rcv-irq) x --sched_ops)")                             \
+    "of the program, ops = (--threads + rcv-irq) x --sched_ops or --sched_program_ops)")                             \
   X(std::string, schedule_out, "", kNoUse,                                                     \
     "--sched: where a failing schedule is written (file or directory; \"\": the directory "   \
     "the command was run in)")                                                                \
@@ -131,7 +134,8 @@ inline bool Controlled(const StressConfig& c) { return c.sched != "off"; }
 // taken for a livelock. docs/stress.md says how the allowance was measured.
 inline int64_t DefaultMaxSteps(const StressConfig& c) {
   constexpr int64_t kBase = 10000, kPerOp = 200;
-  return kBase + kPerOp * (c.threads + (c.irq_thread ? 1 : 0)) * c.sched_ops;
+  const int64_t ops = c.sched_ops > c.sched_program_ops ? c.sched_ops : c.sched_program_ops;
+  return kBase + kPerOp * (c.threads + (c.irq_thread ? 1 : 0)) * ops;
 }
 // --max_steps, or DefaultMaxSteps when it is 0.
 inline int64_t MaxSteps(const StressConfig& c) {

@@ -17,6 +17,19 @@ using ::testing::HasSubstr;
 
 TEST(ValidateTest, TheDefaultsAreValid) { EXPECT_EQ(Validate(StressConfig{}), ""); }
 
+TEST(ValidateTest, ProgramOpsNeedDfsWithoutGeneratedPrograms) {
+  StressConfig c;
+  c.sched_program_ops = 2;
+  EXPECT_THAT(Validate(c), HasSubstr("--sched_program_ops needs --sched=dfs"));
+  c.sched = "dfs";
+  EXPECT_EQ(Validate(c), "");
+  c.sched_programs = 5;
+  EXPECT_THAT(Validate(c), HasSubstr("no --sched_programs"));
+  c.sched_programs = 1;
+  c.sched_program_ops = 7;
+  EXPECT_THAT(Validate(c), HasSubstr("--sched_program_ops must be in 0..6"));
+}
+
 // NaN slips past every range check (each comparison is false), and an
 // infinity is a limit that never comes: each float flag rejects both.
 TEST(ValidateTest, EveryFloatFlagRejectsNonFiniteValues) {

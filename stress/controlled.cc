@@ -24,6 +24,7 @@
 #include "stress/leader.h"
 #include "stress/op_list.h"
 #include "stress/ops.h"
+#include "stress/program_space.h"
 #include "stress/run_state.h"
 
 namespace flowcheck {
@@ -35,7 +36,7 @@ constexpr char kTarget[] = "//stress:stress_main";
 constexpr char kOpsPrefix[] = "ops.";
 
 using Params = std::map<std::string, std::string>;
-using Lists = std::vector<std::vector<ListedOp>>;  // by participant index
+using Lists = OpLists;
 
 // The params that rebuild a run's executions (without ops.*): the config's
 // kParam fields (stress/config.h) and the execution.
@@ -210,12 +211,20 @@ struct Totals {
   std::map<std::string, std::string> divergences;
 };
 
-// The setup of one execution (sched.h). Lists: `fixed` if given, else drawn
-// from (seed, the execution's index: 0, 1, ... in the order setups run).
+// Program p of a dfs run: the space's (--sched_program_ops) or the lists
+// random and pct draw for execution p.
+Lists DfsProgram(const StressConfig& c, const ProgramSpace* space, uint64_t p) {
+  return space != nullptr ? space->Program(p) : GeneratedLists(c, p);
+}
+
+// The setup of one execution (sched.h). Lists: `fixed` if given, else dfs's
+// program (sched::ProgramIndex), else drawn from (seed, the execution's
+// index: 0, 1, ... in the order setups run).
 std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lists> fixed,
+                                std::shared_ptr<const ProgramSpace> space,
                                 std::shared_ptr<Totals> totals) {
   auto next_execution = std::make_shared<uint64_t>(0);
-  return [c, fixed, totals, next_execution] {
+  return [c, fixed, space, totals, next_execution] {
     const uint64_t execution = (*next_execution)++;
     std::shared_ptr<Run> run(new Run, DeleteRun);
     run->config = c;
@@ -229,15 +238,22 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
       }
     }
     sched::SetStateProbe([run] { return StateJson(*run); });
-    // dfs walks programs (sched::ProgramIndex): program p is the lists
-    // random and pct draw for execution p.
     const Lists lists = fixed                ? *fixed
-                        : c.sched == "dfs" ? GeneratedLists(c, sched::ProgramIndex())
+                        : c.sched == "dfs" ? DfsProgram(c, space.get(), sched::ProgramIndex())
                                            : GeneratedLists(c, execution);
-    const int listed = Participants(c);
+    // A participant with an empty list is not spawned: it would only add a
+    // start and an end to every schedule, in every order (stress-0 is, when
+    // rcv-irq has ops: the interrupt needs its thread).
+    const bool irq_runs = c.irq_thread && !lists[c.threads].empty();
+    int listed = 0;
     sched::ThreadId first = -1;
-    for (int i = 0; i < listed; ++i) {
+    for (int i = 0; i < Participants(c); ++i) {
       Participant* p = run->participants[i].get();
+      if (lists[i].empty() && !(i == 0 && irq_runs)) {
+        p->doing.store("no ops (not spawned)", std::memory_order_relaxed);
+        continue;
+      }
+      ++listed;
       sched::ThreadOptions options;
       if (p->irq) options.interrupts = first;
       const sched::ThreadId id = sched::Spawn(
@@ -288,7 +304,7 @@ const bool kRegistered = sched::RegisterScenario(sched::ScenarioSpec{
       bool given = false;
       if (!ListsFromParams(c, params, lists.get(), &given, error)) return nullptr;
       if (!given) *lists = GeneratedLists(c, execution);
-      return MakeSetup(c, lists, std::make_shared<Totals>());
+      return MakeSetup(c, lists, nullptr, std::make_shared<Totals>());
     }});
 const bool kOpsAccepted = sched::AcceptParamPrefix(kScenario, kOpsPrefix);
 
@@ -302,6 +318,7 @@ ControlledResult RunControlled(const StressConfig& input, const std::string& rep
   o.target = kTarget;
   o.schedule_out = c.schedule_out;
   std::shared_ptr<Lists> fixed;
+  std::shared_ptr<const ProgramSpace> space;  // dfs with --sched_program_ops
   if (!replay_path.empty()) {
     o.replay_path = ResolveUserPath(replay_path);
     std::string error;
@@ -350,13 +367,25 @@ ControlledResult RunControlled(const StressConfig& input, const std::string& rep
       o.max_executions = c.seconds > 0 ? std::numeric_limits<uint64_t>::max() : 1000;
     }
     if (c.sched == "dfs") {
-      // Programs 0..sched_programs-1, each explored exhaustively in turn:
-      // program p is the lists of execution p (1: execution 0's only). A
-      // failing execution is always of the last program set up.
+      // Programs 0..N-1, each explored exhaustively in turn: the space's
+      // (--sched_program_ops), else program p is the lists of execution p
+      // (1: execution 0's only). A failing execution is always of the last
+      // program set up.
       o.num_programs = static_cast<uint64_t>(c.sched_programs);
-      o.execution_params = [c](uint64_t) {
+      if (c.sched_program_ops > 0) {
+        std::string error;
+        space = std::make_shared<const ProgramSpace>(c, &error);
+        if (!error.empty()) {
+          std::fprintf(stderr, "flowcheck: %s\n", error.c_str());
+          result.status = 2;
+          return result;
+        }
+        o.num_programs = space->size();
+        std::fprintf(stderr, "flowcheck: dfs: programs: %s\n", space->Describe().c_str());
+      }
+      o.execution_params = [c, space](uint64_t) {
         const uint64_t p = sched::ProgramIndex();
-        return ListParams(c, p, GeneratedLists(c, p));
+        return ListParams(c, p, DfsProgram(c, space.get(), p));
       };
     } else {
       o.execution_params = [c](uint64_t i) { return ListParams(c, i, GeneratedLists(c, i)); };
@@ -365,7 +394,7 @@ ControlledResult RunControlled(const StressConfig& input, const std::string& rep
 
   auto totals = std::make_shared<Totals>();
   SetControlledFailures(true);
-  const sched::RunResult r = sched::Run(o, MakeSetup(c, fixed, totals));
+  const sched::RunResult r = sched::Run(o, MakeSetup(c, fixed, space, totals));
   SetControlledFailures(false);
 
   result.executions = r.executions;

@@ -62,6 +62,10 @@ struct ListedOp {
   bool operator==(const ListedOp& o) const { return kind == o.kind && a == o.a && b == o.b; }
 };
 
+// One op list per participant of a controlled execution: each op thread in
+// order, then rcv-irq.
+using OpLists = std::vector<std::vector<ListedOp>>;
+
 const char* ListedOpName(ListedOpKind kind);
 
 std::string FormatOps(const std::vector<ListedOp>& ops);

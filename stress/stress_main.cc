@@ -152,13 +152,15 @@ int ControlledMain(flowcheck::stress::StressConfig config, const std::string& re
   if (r.status == 2) return 2;
   const fs::StressResult& s = r.stats;
   if (r.status == 0) {
-    std::printf("[stress] PASS: %s, %llu execution(s) (%s), %d op thread(s)%s x %d ops, "
+    std::printf("[stress] PASS: %s, %llu execution(s) (%s), %d op thread(s)%s x %s%d ops, "
                 "%llu ops, checks passed: %llu per-op, %llu quiescent points and final; %llu "
                 "work items\n",
                 replay.empty() ? ("seed " + std::to_string(config.seed)).c_str() : "replay",
                 static_cast<unsigned long long>(r.executions),
                 replay.empty() ? ("--sched=" + config.sched).c_str() : "replayed",
-                config.threads, config.irq_thread ? " + rcv-irq" : "", config.sched_ops,
+                config.threads, config.irq_thread ? " + rcv-irq" : "",
+                config.sched_program_ops > 0 ? "<= " : "",
+                config.sched_program_ops > 0 ? config.sched_program_ops : config.sched_ops,
                 static_cast<unsigned long long>(s.ops), static_cast<unsigned long long>(s.checks),
                 static_cast<unsigned long long>(s.quiescent_points),
                 static_cast<unsigned long long>(s.work_items));

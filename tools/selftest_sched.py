@@ -2,8 +2,9 @@
 
 sched:STRATEGY (random, pct or dfs) runs //stress:stress_main, built with
 --config=tsan as the `stress` detector builds it, under the controlled
-scheduler: `--sched=STRATEGY --seed=1 --seconds=BUDGET` (dfs with
-`--max_preemptions=2`), every failing schedule written to a scratch
+scheduler: `--sched=STRATEGY --seed=1 --seconds=BUDGET` (dfs over every
+program of up to 3 ops per thread, DFS_FLAGS below), every failing
+schedule written to a scratch
 directory. Its failure output carries the same markers as a free-running
 run's (the last line is the stress driver's `flowcheck: FAIL [...]`), so
 selftest.finish classifies it the same way. A catch counts only if the
@@ -30,6 +31,13 @@ STRATEGIES = ("random", "pct", "dfs")
 FIGURE_DETECTORS = ("stress", "sched:random", "sched:pct", "sched:dfs")
 REPLAYS = 10
 SEED = 1
+# dfs explores every program of up to 3 ops per participant drawn from the
+# op table (two op threads of one QP each, rcv-irq, one worker), smallest
+# first, each with every schedule of at most 1 preemption: small programs
+# in full rather than one large program's corner (docs/sched.md, "dfs over
+# programs").
+DFS_FLAGS = ("--sched_program_ops=3", "--max_preemptions=1", "--threads=2",
+             "--qps_per_thread=1", "--workers=1")
 
 _SCHEDULE = re.compile(r"^flowcheck: schedule written: (.+)$", re.M)
 _HASH = re.compile(r"^flowcheck: trace hash ([0-9a-f]{16})$", re.M)
@@ -44,7 +52,7 @@ def command(binary, strategy, budget, schedule_dir):
     cmd = [binary, f"--sched={strategy}", f"--seed={SEED}", f"--seconds={budget}",
            f"--schedule_out={schedule_dir.rstrip('/')}/"]
     if strategy == "dfs":
-        cmd.append("--max_preemptions=2")
+        cmd.extend(DFS_FLAGS)
     return cmd
 
 

@@ -206,8 +206,10 @@ class SchedDetectorTest(unittest.TestCase):
     def test_command_per_strategy(self):
         cmd = selftest_sched.command("/b/stress_main", "dfs", 60, "/w")
         self.assertEqual(cmd, ["/b/stress_main", "--sched=dfs", "--seed=1", "--seconds=60",
-                               "--schedule_out=/w/", "--max_preemptions=2"])
-        self.assertNotIn("--max_preemptions=2", selftest_sched.command("b", "pct", 1, "/w"))
+                               "--schedule_out=/w/", "--sched_program_ops=3",
+                               "--max_preemptions=1", "--threads=2", "--qps_per_thread=1",
+                               "--workers=1"])
+        self.assertNotIn("--sched_program_ops=3", selftest_sched.command("b", "pct", 1, "/w"))
         with self.assertRaises(ValueError):
             selftest_sched.command("b", "bogus", 1, "/w")
 

@@ -1,0 +1,237 @@
+// stress/program_space.cc: see program_space.h.
+#include "stress/program_space.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/tid_rdma.h"
+
+namespace flowcheck {
+namespace stress {
+namespace {
+
+// What a QP slot may be at a point of the list, as a set of QpState bits.
+enum : unsigned { kIdle = 1, kOwned = 2, kWaiting = 4, kRarr = 8 };
+
+// The states in which the QP op `kind` runs (QpOpOfKind), and where it
+// leads from `from` (every outcome the schedule may give it).
+unsigned FitsIn(int kind) {
+  switch (kind) {
+    case kOpSetup: return kIdle | kWaiting;
+    case kOpRetry: case kOpPoll: case kOpGiveUp: return kWaiting;
+    case kOpRelease: case kOpRarrWait: case kOpRarrRelease: return kOwned;
+    case kOpUse: return kOwned | kRarr;
+    case kOpRarrGrant: case kOpFlushRarr: return kRarr;
+    case kOpResyncAck: return kIdle | kOwned | kRarr;
+    default: return 0;
+  }
+}
+unsigned After(int kind, unsigned from) {
+  switch (kind) {
+    case kOpSetup: case kOpRetry: case kOpPoll: return kOwned | kWaiting;
+    case kOpGiveUp: return kOwned | kIdle;  // the send engine may have got the flow first
+    case kOpRelease: return kIdle;
+    case kOpRarrWait: return kRarr;
+    case kOpRarrGrant: return kOwned | kRarr;  // behind another waiter it queues again
+    case kOpRarrRelease: case kOpFlushRarr: return kOwned;
+    default: return from;  // use, resync_ack
+  }
+}
+
+// What a participant's list may have made of its state so far.
+struct Belief {
+  std::vector<unsigned> slots;  // per QP slot
+  int bare_max = 0;             // bare flows it may hold (a reserve may fail)
+};
+
+// What an op does to a list: runs in some state the list may be in, runs in
+// none (skipped whatever the schedule), or is another op there (retry where
+// the slot cannot be idle: QpOpOfKind runs setup on a waiting QP as retry).
+enum class Fit { kRuns, kNever, kIsSetup };
+
+// Applies `op` to every state `b` allows (unless it fits none of them).
+Fit Apply(const ListedOp& op, Belief* b) {
+  if (IsQpOp(op.kind)) {
+    unsigned& s = b->slots[op.a];
+    const unsigned fits = s & FitsIn(op.kind);
+    if (fits == 0) return Fit::kNever;
+    if (op.kind == kOpRetry && (s & kIdle) == 0) return Fit::kIsSetup;
+    unsigned next = s & ~fits;  // where it does not fit it is skipped
+    for (unsigned bit = 1; bit <= kRarr; bit <<= 1) {
+      if (fits & bit) next |= After(op.kind, bit);
+    }
+    s = next;
+    return Fit::kRuns;
+  }
+  if (op.kind == kOpBareReserve) {
+    b->bare_max++;
+  } else if (op.kind == kOpBareRelease) {
+    if (b->bare_max == 0) return Fit::kNever;
+    b->bare_max--;
+  }
+  return Fit::kRuns;  // resync always runs
+}
+
+// Every op an op thread (or rcv-irq, `irq`) may run, in op-table order.
+std::vector<ListedOp> Alphabet(const StressConfig& c, bool irq) {
+  std::vector<ListedOp> ops;
+  for (int kind = 0; kind < kNumListedOps; ++kind) {
+    const auto k = static_cast<ListedOpKind>(kind);
+    if (IsQpOp(kind)) {
+      for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) ops.push_back({k, slot, 0});
+    } else if (kind == kOpBareReserve) {
+      // Preferring the first flow free at the start (kern_reserve_flow's
+      // preferred path), then the lowest free (its search).
+      for (int ctx = 0; ctx < c.contexts; ++ctx) {
+        ops.push_back({k, ctx, RXE_NUM_TID_FLOWS - c.sched_free_flows});
+        ops.push_back({k, ctx, RXE_NUM_TID_FLOWS});
+      }
+    } else if (kind == kOpBareRelease) {
+      ops.push_back({k, 0, 0});
+    } else if (kind == kOpResync) {
+      for (int j = 0; irq && j < c.threads * c.qps_per_thread; ++j) ops.push_back({k, j, 0});
+    }
+  }
+  return ops;
+}
+
+// Appends every list extending `prefix` (state `b`) by up to `left` ops to
+// out[length], in table order; false once *count exceeds kMaxLists.
+bool Extend(const std::vector<ListedOp>& alphabet, const Belief& b, int left,
+            std::vector<ListedOp>* prefix, std::vector<std::vector<std::vector<ListedOp>>>* out,
+            size_t* count) {
+  if (++*count > ProgramSpace::kMaxLists) return false;
+  (*out)[prefix->size()].push_back(*prefix);
+  if (left == 0) return true;
+  for (const ListedOp& op : alphabet) {
+    Belief next = b;
+    if (Apply(op, &next) != Fit::kRuns) continue;
+    prefix->push_back(op);
+    if (!Extend(alphabet, next, left - 1, prefix, out, count)) return false;
+    prefix->pop_back();
+  }
+  return true;
+}
+
+// Participant i's state before its first op.
+Belief Initial(const StressConfig& c, int i) {
+  const bool irq = i == c.threads;
+  Belief b;
+  b.slots.assign(irq ? 0 : c.qps_per_thread, kIdle);
+  // The bare flows the setup gives it (controlled.cc: all but
+  // sched_free_flows flows of each context, spread over the op threads).
+  for (int k = 0; !irq && k < RXE_NUM_TID_FLOWS - c.sched_free_flows; ++k) {
+    if (k % c.threads == i) b.bare_max += c.contexts;
+  }
+  return b;
+}
+
+uint64_t SaturatingMulAdd(uint64_t acc, uint64_t a, uint64_t b) {
+  constexpr uint64_t kCap = ProgramSpace::kMaxPrograms + 1;
+  if (a != 0 && b > kCap / a) return kCap;
+  return std::min(kCap, acc + a * b);
+}
+
+}  // namespace
+
+ProgramSpace::ProgramSpace(const StressConfig& c, std::string* error) : config_(c) {
+  max_ops_ = c.sched_program_ops;
+  const int n = c.threads + (c.irq_thread ? 1 : 0);
+  for (int i = 0; i < n; ++i) {
+    const bool irq = i == c.threads;
+    names_.push_back(irq ? "rcv-irq" : absl::StrCat("stress-", i));
+    const Belief b = Initial(c, i);
+    alphabets_.push_back(Alphabet(c, irq));
+    const std::vector<ListedOp>& alphabet = alphabets_.back();
+    lists_.emplace_back(max_ops_ + 1);
+    std::vector<ListedOp> prefix;
+    size_t count = 0;
+    if (!Extend(alphabet, b, max_ops_, &prefix, &lists_.back(), &count)) {
+      *error = absl::StrCat("--sched_program_ops=", max_ops_, " gives ", names_.back(),
+                            " more than 2^20 op lists: lower it");
+      lists_.clear();
+      return;
+    }
+    uint64_t all = 0, power = 1;
+    for (int len = 0; len <= max_ops_; ++len) {
+      all = SaturatingMulAdd(all, power, 1);
+      power = SaturatingMulAdd(0, power, alphabet.size());
+    }
+    unreduced_.push_back(all);
+  }
+  ways_.assign(n + 1, std::vector<uint64_t>(n * max_ops_ + 1, 0));
+  ways_[n][0] = 1;
+  for (int i = n - 1; i >= 0; --i) {
+    for (int t = 0; t <= n * max_ops_; ++t) {
+      for (int len = 0; len <= std::min(t, max_ops_); ++len) {
+        ways_[i][t] = SaturatingMulAdd(ways_[i][t], lists_[i][len].size(), ways_[i + 1][t - len]);
+      }
+    }
+  }
+  for (uint64_t w : ways_[0]) size_ = SaturatingMulAdd(size_, w, 1);
+  if (size_ > kMaxPrograms) {
+    *error = absl::StrCat("--sched_program_ops=", max_ops_, " with ", n,
+                          " participants gives more than 2^40 programs: lower it or --threads");
+    size_ = 0;
+  }
+}
+
+OpLists ProgramSpace::Program(uint64_t p) const {
+  const int n = static_cast<int>(lists_.size());
+  int total = 0;
+  while (p >= ways_[0][total]) p -= ways_[0][total++];
+  OpLists program;
+  for (int i = 0; i < n; ++i) {
+    for (int len = 0; len <= std::min(total, max_ops_); ++len) {
+      const uint64_t rest = ways_[i + 1][total - len];
+      const uint64_t here = lists_[i][len].size() * rest;
+      if (p >= here) {
+        p -= here;
+        continue;
+      }
+      program.push_back(lists_[i][len][p / rest]);
+      p %= rest;
+      total -= len;
+      break;
+    }
+  }
+  return program;
+}
+
+std::vector<std::vector<ListedOp>> ProgramSpace::Lists(int i) const {
+  std::vector<std::vector<ListedOp>> all;
+  for (const auto& by_length : lists_[i]) all.insert(all.end(), by_length.begin(), by_length.end());
+  return all;
+}
+
+std::vector<ListedOp> ProgramSpace::Canonical(int i, const std::vector<ListedOp>& list) const {
+  Belief b = Initial(config_, i);
+  std::vector<ListedOp> out;
+  for (ListedOp op : list) {
+    const Fit fit = Apply(op, &b);
+    if (fit == Fit::kNever) continue;
+    if (fit == Fit::kIsSetup) {
+      op.kind = kOpSetup;
+      Apply(op, &b);
+    }
+    out.push_back(op);
+  }
+  return out;
+}
+
+std::string ProgramSpace::Describe() const {
+  std::vector<std::string> kept, all;
+  for (size_t i = 0; i < lists_.size(); ++i) {
+    uint64_t k = 0;
+    for (const auto& by_length : lists_[i]) k += by_length.size();
+    kept.push_back(absl::StrCat(names_[i], " ", k));
+    all.push_back(absl::StrCat(unreduced_[i]));
+  }
+  return absl::StrCat("every list of <= ", max_ops_, " ops per participant from the op table (",
+                      absl::StrJoin(kept, ", "), " lists; ", absl::StrJoin(all, ", "),
+                      " before the reduction): ", size_, " programs, smallest first");
+}
+
+}  // namespace stress
+}  // namespace flowcheck
