@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/exp_rcv.h"
 #include "core/tid_rdma.h"
 #include "lockcheck/irq.h"
 
@@ -54,6 +55,9 @@ hfi1_ctxtdata* hfi1_create_ctxtdata(hfi1_devdata* dd, u16 ctxt, u64 seed)
   lockcheck::DeclareHardirqSafe(&rcd->exp_lock);
   INIT_LIST_HEAD(&rcd->flow_queue.queue_head);
   INIT_LIST_HEAD(&rcd->rarr_queue.queue_head);
+  rcd->expected_base = static_cast<u16>(ctxt * kModelExpectedCount);
+  rcd->expected_count = kModelExpectedCount;
+  hfi1_alloc_ctxt_rcv_groups(rcd.get());
   dd->rcd[ctxt] = std::move(rcd);
   hfi1_ctxtdata* r = dd->rcd[ctxt].get();
   if (ctxt < dd->first_dyn_alloc_ctxt) hfi1_kern_init_ctxt_generations(r);

@@ -76,6 +76,30 @@ struct hfi1_flow_audit {
   int rarr_queue_drift = 0;
 };
 
+// exp_rcv.h: a group of RcvArray entries, base..base+size-1; bit i of map
+// set: entry base+i is in use. On exactly one of the context's three lists
+// (core/exp_rcv.h), under exp_lock.
+struct tid_group {
+  list_head list;
+  u32 base;
+  u8 size;
+  u8 used;
+  u8 map;
+};
+
+// hfi.h: a list of tid_groups and its length.
+struct exp_tid_set {
+  list_head list;
+  u32 count;
+};
+
+// NOT KERNEL. RcvArray facts the model records for CheckInvariants (G4):
+// hfi1_put_tid programming an entry that was already valid.
+struct hfi1_rcvarray_audit {
+  std::atomic<u64> double_programs{0};
+  std::atomic<u32> last_double_programmed{0};
+};
+
 // hfi.h: struct hfi1_ctxtdata, a receive context.
 struct hfi1_ctxtdata {
   hfi1_devdata* dd = nullptr;
@@ -92,6 +116,20 @@ struct hfi1_ctxtdata {
   // data race in the kernel's sense: relaxed atomics. Written through
   // write_uctxt_csr(), read through read_uctxt_csr() or directly by tests.
   std::atomic<u64> rcv_tid_flow_table[RXE_NUM_TID_FLOWS] = {};
+
+  // The RcvArray groups (core/exp_rcv.h): every group of `groups` on
+  // exactly one list, by its used count (0, between, size).
+  exp_tid_set tid_group_list ABSL_GUARDED_BY(exp_lock) = {};  // none used
+  exp_tid_set tid_used_list ABSL_GUARDED_BY(exp_lock) = {};   // partly used
+  exp_tid_set tid_full_list ABSL_GUARDED_BY(exp_lock) = {};   // all used
+  std::unique_ptr<tid_group[]> groups;  // rcv_array_groups of them; set at creation
+  u16 rcv_array_groups = 0;  // the model: the expected groups (kernel: eager too)
+  u16 expected_count = 0;    // expected RcvArray entries, from expected_base
+  u16 expected_base = 0;     // device-wide index of the first
+  // Modelled hardware: the context's expected RcvArray entries (MMIO:
+  // relaxed atomics), written by hfi1_put_tid. (pa | 1) valid, 0 invalid.
+  std::atomic<u64> rcv_array[kModelExpectedCount] = {};
+  hfi1_rcvarray_audit rcvarray_audit;                    // NOT KERNEL
 
   hfi1_model_random random;                              // NOT KERNEL
   hfi1_flow_audit audit ABSL_GUARDED_BY(exp_lock);       // NOT KERNEL

@@ -47,4 +47,16 @@ inline constexpr u64 RCV_TID_FLOW_TABLE_STATUS_GEN_MISMATCH_SMASK = 1ull << 38;
 // verbs.h: qp->s_flags bit "waiting on a TID queue (flow or RcvArray)".
 inline constexpr u32 HFI1_S_WAIT_TID_SPACE = 0x10000000;
 
+// The RcvArray side (core/exp_rcv.h). A segment is at most 256 KiB of
+// 4 KiB pages; a request's ring holds MAX_FLOWS = roundup_pow_of_two(6 + 1).
+inline constexpr u32 PAGE_SHIFT = 12;
+inline constexpr int TID_RDMA_MAX_PAGES = (1 << 18) >> PAGE_SHIFT;  // 64
+inline constexpr int MAX_FLOWS = 8;
+inline constexpr u16 TID_RDMA_MAX_READ_SEGS_PER_REQ = 6;
+// NOT KERNEL: the model gives each context this many expected RcvArray
+// entries (the kernel: what is left after the eager entries, thousands), few
+// enough that a handful of segments exhaust them and QPs wait on rarr_queue.
+inline constexpr u16 kModelExpectedCount = 64;
+inline constexpr u16 kModelRcvGroupSize = 8;  // dd->rcv_entries.group_size
+
 #endif  // FLOWCHECK_CORE_HFI1_CONSTANTS_H_

@@ -46,6 +46,7 @@ std::vector<InvariantViolation> CheckInvariants(const hfi1_ctxtdata& rcd,
   absl::InlinedVector<rvt_qp*, 16> own = OwnQps(rcd, qps, &c);
   internal::CheckFlows(rcd, own, options, /*bitmap_only=*/false, &c);
   internal::CheckWaitQueues(rcd, own, options, &c);
+  internal::CheckRcvArray(rcd, own, options, &c);
   return out;
 }
 
@@ -57,6 +58,7 @@ InvariantVerdict CheckInvariantsVerdict(const hfi1_ctxtdata& rcd,
   absl::InlinedVector<rvt_qp*, 16> own = OwnQps(rcd, qps, &c);
   internal::CheckFlows(rcd, own, options, /*bitmap_only=*/false, &c);
   internal::CheckWaitQueues(rcd, own, options, &c);
+  internal::CheckRcvArray(rcd, own, options, &c);
   return c.verdict();
 }
 

@@ -1,5 +1,5 @@
 // core/invariants.h: the kernel's invariants (docs/kernel-invariants.md; F1-F6,
-// W1-W6) over one receive context and its QPs.
+// W1-W6, G1-G5 and G7) over one receive context and its QPs.
 //
 //   flowcheck::CheckOptions options;
 //   options.quiescent = true;               // all threads joined, queue drained
@@ -56,7 +56,12 @@ namespace flowcheck {
 // stress driver's own checks and the reference properties have their own
 // ids (common/check_id.h says why). docs/core.md lists this table
 // (//core:check_ids_doc_test keeps the two equal).
-enum class Invariant { kF1, kF2, kF3, kF4, kF5, kF6, kW1, kW2, kW3, kW4, kW5, kW6, kArg, kCount };
+enum class Invariant {
+  kF1, kF2, kF3, kF4, kF5, kF6,
+  kW1, kW2, kW3, kW4, kW5, kW6,
+  kG1, kG2, kG3, kG4, kG5, kG7,
+  kArg, kCount
+};
 inline constexpr CheckId<Invariant> kInvariantIds[] = {
     {Invariant::kF1, "F1",
      "flow_mask agrees with the owners: each reserved flow owned exactly once (by a QP or the "
@@ -85,6 +90,19 @@ inline constexpr CheckId<Invariant> kInvariantIds[] = {
     {Invariant::kW6, "W6",
      "tid_enqueue strictly increasing along a queue (mod 2^32), never ahead of the queue's "
      "counter"},
+    {Invariant::kG1, "G1",
+     "each RcvArray group is on exactly one list, the one its used count names (0: "
+     "tid_group_list, all: tid_full_list, else tid_used_list)"},
+    {Invariant::kG2, "G2", "a group's used count equals the entries set in its map"},
+    {Invariant::kG3, "G3",
+     "each group list's count equals its length; the counts sum to rcv_array_groups"},
+    {Invariant::kG4, "G4", "a group's map holds whole aligned pairs of entries"},
+    {Invariant::kG5, "G5",
+     "the entries the groups count in use are those the live segments hold (checked at rest "
+     "only)"},
+    {Invariant::kG7, "G7",
+     "no RcvArray entry programmed while valid, or valid while free in its group; none held by "
+     "two live segments (at rest)"},
     {Invariant::kArg, "ARG", "a QP of another context was passed to the checker (a caller error)"},
 };
 static_assert(WellFormedIdTable(kInvariantIds), "one row per Invariant, distinct token ids");
@@ -99,7 +117,7 @@ enum class Severity {
 const char* SeverityName(Severity s);  // "violation", "upstream divergence"
 
 struct InvariantViolation {
-  std::string id;      // a kInvariantIds id: "F1".."F6", "W1".."W6", "ARG"
+  std::string id;      // a kInvariantIds id: "F1".."F6", "W1".."W6", "G1".."G7", "ARG"
   Severity severity;
   std::string detail;  // names the flows and QPs involved
   // "F1 violation: flow 3 is owned by qp 1 and qp 2"
@@ -117,7 +135,7 @@ struct CheckOptions {
   int base_refs = 1;
 };
 
-// All of F1-F6 and W1-W6. See the contract above.
+// All of F1-F6, W1-W6 and the G rules. See the contract above.
 std::vector<InvariantViolation> CheckInvariants(const hfi1_ctxtdata& rcd,
                                                 absl::Span<rvt_qp* const> qps,
                                                 const CheckOptions& options = {})

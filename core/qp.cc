@@ -2,6 +2,7 @@
 // (rdmavt qp.c/rdmavt_qp.h, hfi1 qp.c and ruc.c, reduced to the flow layer).
 #include "core/qp.h"
 
+#include "core/exp_rcv.h"
 #include "core/tid_rdma.h"
 #include "lockcheck/lockdep.h"
 
@@ -47,6 +48,10 @@ rvt_qp* hfi1_model_create_qp(hfi1_devdata* dd, u32 qpn) {
   spin_lock_init(&qp->s_lock);
   qp->refcount.store(1, std::memory_order_relaxed);  // rvt_insert_qp's reference
   hfi1_qp_priv_init(dd, qp);
+  // One send WQE whose READ request may hold up to
+  // TID_RDMA_MAX_READ_SEGS_PER_REQ segments (the kernel's max_read).
+  qp->priv->model_swqe = new hfi1_swqe_priv();
+  hfi1_model_init_trdma_req(&qp->priv->model_swqe->tid_req, qp, TID_RDMA_MAX_READ_SEGS_PER_REQ);
   return qp;
 }
 
@@ -79,6 +84,7 @@ int hfi1_model_teardown_qp(rvt_qp* qp) {
 }
 
 void hfi1_model_free_qp(rvt_qp* qp) {
+  delete qp->priv->model_swqe;
   delete qp->priv;
   delete qp;
 }

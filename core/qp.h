@@ -31,6 +31,7 @@
 #include "lockcheck/spinlock.h"
 
 struct hfi1_qp_priv;
+struct hfi1_swqe_priv;
 
 // include/rdma/rdmavt_qp.h: struct rvt_qp, trimmed.
 struct rvt_qp {
@@ -39,6 +40,7 @@ struct rvt_qp {
   u32 s_flags ABSL_GUARDED_BY(s_lock) = 0;  // HFI1_S_WAIT_TID_SPACE among others
   std::atomic<int> refcount{0};             // atomic_t: can go negative on a bug
   u32 qp_num = 0;                           // qp->ibqp.qp_num
+  u32 pmtu = 4096;                          // path MTU in bytes: 4096 or 8192
   // void *priv in the kernel; typed here (the model has one driver).
   hfi1_qp_priv* priv = nullptr;
 };
@@ -83,6 +85,10 @@ struct hfi1_qp_priv {
   // NOT KERNEL, model audit (exp_lock): the generation the last RESYNC saved
   // while the QP had no flow, so F6 can tell it from a stray value.
   u32 model_resync_saved_gen = KERN_GENERATION_RESERVED;
+  // NOT KERNEL: the QP's one send WQE's private part (the kernel has one per
+  // WQE, wqe->priv): its tid_req is the READ request whose segments take
+  // TIDs (core/exp_rcv.h). Owned by the QP; s_lock.
+  hfi1_swqe_priv* model_swqe = nullptr;
 };
 // list_first_entry()/container_of() on tid_wait and the work items.
 static_assert(std::is_standard_layout<hfi1_qp_priv>::value,

@@ -1,0 +1,159 @@
+// core/exp_rcv.h: the RcvArray (TID) half of a TID RDMA segment's receive
+// resources, as tid_rdma.c and exp_rcv.[ch] build it: a context's RcvArray
+// entries in groups of 8 (struct tid_group) on three lists by how many of
+// their entries are in use, and per request a ring of flows, each holding the
+// TID entries one segment was given.
+//
+// Who protects what (docs/kernel.md):
+//   rcd->exp_lock   the three lists and their counts, every group's used and
+//                   map, rcd->rarr_queue
+//   qp->s_lock      the request (setup_head, clear_tail, flows[]): only the
+//                   QP's send engine / response path touches it
+//   hardware        the RcvArray entries (modelled MMIO, relaxed atomics),
+//                   written under exp_lock by hfi1_put_tid
+//
+// Kernel behaviour kept as is (docs/kernel.md, "The RcvArray"):
+//   - kern_alloc_tids only plans: complete groups first, then partly used
+//     ones, then one more complete group; -EAGAIN if that is not enough,
+//     even when enough entries are free in groups it did not look at.
+//   - kern_program_rcv_group moves a group between lists *before* counting
+//     the entry it programs (used == size - 1: used -> full; used == 0:
+//     free -> used), and kern_unprogram_rcv_group *after* uncounting it.
+//   - a pageset of count 0 (a filler) takes an entry programmed PT_INVALID:
+//     its map bit is set although the hardware entry is invalid.
+#ifndef FLOWCHECK_CORE_EXP_RCV_H_
+#define FLOWCHECK_CORE_EXP_RCV_H_
+
+#include <atomic>
+
+#include "core/hfi1.h"
+#include "core/hfi1_constants.h"
+#include "core/list.h"
+#include "core/qp.h"
+#include "lockcheck/spinlock.h"
+
+// struct tid_group and struct exp_tid_set are in core/hfi1.h (the context
+// embeds them).
+
+// exp_rcv.h: tid_group_add_tail / tid_group_remove / tid_group_move.
+void tid_group_add_tail(tid_group* grp, exp_tid_set* set);
+void tid_group_remove(tid_group* grp, exp_tid_set* set);
+void tid_group_move(tid_group* group, exp_tid_set* s1, exp_tid_set* s2);
+
+// exp_rcv.h: the TID entry a segment's TID array carries (EXP_TID_SET).
+inline constexpr u32 EXP_TID_TIDLEN_MASK = 0x7FF, EXP_TID_TIDLEN_SHIFT = 0;
+inline constexpr u32 EXP_TID_TIDCTRL_MASK = 0x3, EXP_TID_TIDCTRL_SHIFT = 20;
+inline constexpr u32 EXP_TID_TIDIDX_MASK = 0x3FF, EXP_TID_TIDIDX_SHIFT = 22;
+#define EXP_TID_SET(field, value) \
+  (((value) & EXP_TID_TID##field##_MASK) << EXP_TID_TID##field##_SHIFT)
+
+// hfi.h: RcvArray entry types hfi1_put_tid writes.
+inline constexpr u32 PT_EXPECTED = 0, PT_INVALID = 3;
+
+// tid_rdma.h: one set of physically contiguous pages of a segment; count 0:
+// a filler. The model keeps no bitfields (count <= 64 here).
+struct tid_rdma_pageset {
+  u64 addr;
+  u8 idx;
+  u8 count;
+  bool mapped;
+};
+
+// tid_rdma.h: which group a segment's entries come from, the group's map
+// when they were planned, and how many.
+struct kern_tid_node {
+  tid_group* grp;
+  u8 map;
+  u8 cnt;
+};
+
+// tid_rdma.h struct flow_state, the fields setup writes.
+struct flow_state {
+  u32 generation;
+  u32 spsn;
+  u32 lpsn;
+  u32 r_next_psn;
+};
+
+struct tid_rdma_request;
+
+// tid_rdma.h: one segment's resources.
+struct tid_rdma_flow {
+  flow_state flow_state;
+  tid_rdma_request* req;
+  u8 tnode_cnt;
+  u8 tidcnt;
+  u8 idx;
+  u8 npagesets;
+  u8 npkts;
+  kern_tid_node tnode[TID_RDMA_MAX_PAGES];
+  tid_rdma_pageset pagesets[TID_RDMA_MAX_PAGES];
+  u32 tid_entry[TID_RDMA_MAX_PAGES];
+};
+
+// tid_rdma.h: a request's ring of flows: setup_head is the next to set up,
+// clear_tail the oldest set up; at most n_flows in use. (The kernel's flows
+// are kcalloc'ed MAX_FLOWS; the model embeds them.)
+struct tid_rdma_request {
+  rvt_qp* qp;
+  hfi1_ctxtdata* rcd;
+  u16 setup_head;
+  u16 clear_tail;
+  u16 n_flows;
+  tid_rdma_flow flows[MAX_FLOWS];
+};
+
+// verbs.h: a send WQE's private part, reduced to its TID RDMA request
+// (wqe_to_tid_req). The model's QP has one (hfi1_qp_priv::model_swqe).
+struct hfi1_swqe_priv {
+  tid_rdma_request tid_req;
+};
+
+// rdmavt's rvt_sge_state, as the model's segments give it: the pagesets
+// tid_rdma_find_phys_blocks_4k/8k would make of the segment's pages (those
+// helpers run verbatim in upstream/pages). `psets` entries, each 1..32 pages.
+struct rvt_sge_state {
+  const u8* pset_pages;
+  u8 psets;
+};
+
+// exp_rcv.c: the context's groups over its expected RcvArray entries
+// (expected_base, expected_count), all on tid_group_list. At context creation.
+int hfi1_alloc_ctxt_rcv_groups(hfi1_ctxtdata* rcd);
+
+// tid_rdma.c: a fresh request of `qp` with room for `n_flows` segments
+// (hfi1_init_trdma_req's resource part; n_flows <= MAX_FLOWS - 1).
+void hfi1_model_init_trdma_req(tid_rdma_request* req, rvt_qp* qp, u16 n_flows);
+
+// tid_rdma.c: sets up the next segment of `req` (flows[setup_head]): its
+// pagesets from `ss`, TID entries from the groups (kern_alloc_tids), the
+// RcvArray programmed (kern_program_rcvarray), the flow's PSNs from the QP's
+// flow_state, whose psn advances by the segment's packets. Takes exp_lock.
+// Returns 0; -EINVAL if the ring is full; -EAGAIN if another QP waits on
+// rarr_queue ahead of it or the TIDs are short (the QP is then queued on
+// rarr_queue). Caller holds the QP's s_lock.
+int hfi1_kern_exp_rcv_setup(tid_rdma_request* req, rvt_sge_state* ss, bool* last)
+    __must_hold(&req->qp->s_lock);
+
+// tid_rdma.c: frees the oldest segment's TID entries (flows[clear_tail]) and
+// wakes the head of rarr_queue. Takes exp_lock. 0, or -EINVAL if none is set
+// up. Caller holds s_lock.
+int hfi1_kern_exp_rcv_clear(tid_rdma_request* req) __must_hold(&req->qp->s_lock);
+
+// tid_rdma.c: hfi1_kern_exp_rcv_clear until none is left.
+void hfi1_kern_exp_rcv_clear_all(tid_rdma_request* req) __must_hold(&req->qp->s_lock);
+
+// hfi.h / init.c: writes RcvArray entry `index` (a device-wide index):
+// PT_EXPECTED with the buffer's address, or PT_INVALID. Model hardware: the
+// entry holds (pa | 1) when valid, 0 when invalid; programming an entry that
+// is already valid is recorded in the context's audit (invariant G4).
+void hfi1_put_tid(hfi1_devdata* dd, u32 index, u32 type, u64 pa, u16 order);
+
+// exp_rcv.h: a write-combining fill of an entry (nothing to do in the model:
+// no write-combining mapping).
+inline void rcv_array_wc_fill(hfi1_devdata* dd, u32 index) {
+  (void)dd;
+  (void)index;
+}
+
+#endif  // FLOWCHECK_CORE_EXP_RCV_H_

@@ -1,0 +1,137 @@
+// core/invariants_rcvarray.cc: G1-G5 and G7 (docs/kernel-invariants.md, "TID
+// groups") over a context's RcvArray groups, its entries and, at rest, the
+// live segments of its QPs' requests (core/exp_rcv.h).
+#include <bitset>
+#include <vector>
+
+#include "core/exp_rcv.h"
+#include "core/invariants_internal.h"
+
+namespace flowcheck {
+namespace internal {
+namespace {
+
+enum ListId { kFree, kUsed, kFull, kNumLists };
+constexpr const char* kListNames[] = {"tid_group_list", "tid_used_list", "tid_full_list"};
+
+// The list a group belongs on by its used count (G1).
+ListId ListFor(const tid_group& g) {
+  return g.used == 0 ? kFree : g.used == g.size ? kFull : kUsed;
+}
+
+// The RcvArray entries (device-wide) node `n` of a flow covers: the group's
+// entries not in n.map, the first n.cnt of them (kern_program_rcv_group).
+template <typename F>
+void ForEachEntry(const kern_tid_node& n, F f) {
+  int cnt = 0;
+  for (int i = 0; i < n.grp->size && cnt < n.cnt; ++i) {
+    if (n.map & (1u << i)) continue;
+    f(n.grp->base + static_cast<u32>(i));
+    ++cnt;
+  }
+}
+
+}  // namespace
+
+void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
+                   const CheckOptions& options, Collector* c) {
+  const int ngroups = rcd.rcv_array_groups;
+  if (ngroups == 0 || rcd.groups == nullptr) return;
+  const tid_group* first = &rcd.groups[0];
+  // Which list(s) each group was found on, by walking each list (bounded:
+  // a corrupted list may loop).
+  std::vector<int> on(ngroups, -1), times(ngroups, 0);
+  const exp_tid_set* sets[kNumLists] = {&rcd.tid_group_list, &rcd.tid_used_list,
+                                        &rcd.tid_full_list};
+  for (int l = 0; l < kNumLists; ++l) {
+    u32 length = 0;
+    const list_head* head = &sets[l]->list;
+    for (const list_head* n = head->next; n != head && length <= static_cast<u32>(ngroups);
+         n = n->next, ++length) {
+      const tid_group* g = list_entry(const_cast<list_head*>(n), tid_group, list);
+      const long k = g - first;
+      if (k < 0 || k >= ngroups) {
+        c->Add(Invariant::kG3, Severity::kViolation, "%s holds a node that is no group of ctxt %u",
+               kListNames[l], rcd.ctxt);
+        break;
+      }
+      on[k] = l;
+      times[k]++;
+    }
+    if (length != sets[l]->count) {
+      c->Add(Invariant::kG3, Severity::kViolation, "%s: count %u but %u group(s) on it",
+             kListNames[l], sets[l]->count, length);
+    }
+  }
+  const u32 total = rcd.tid_group_list.count + rcd.tid_used_list.count + rcd.tid_full_list.count;
+  if (total != static_cast<u32>(ngroups)) {
+    c->Add(Invariant::kG3, Severity::kViolation,
+           "the list counts sum to %u, not the %d groups (rcv_array_groups)", total, ngroups);
+  }
+  u32 used_sum = 0;
+  for (int k = 0; k < ngroups; ++k) {
+    const tid_group& g = rcd.groups[k];
+    used_sum += g.used;
+    if (times[k] != 1) {
+      c->Add(Invariant::kG1, Severity::kViolation, "group %d (base %u, used %u) is on %d lists",
+             k, g.base, g.used, times[k]);
+    } else if (on[k] != ListFor(g)) {
+      c->Add(Invariant::kG1, Severity::kViolation, "group %d (base %u) has used %u but is on %s",
+             k, g.base, g.used, kListNames[on[k]]);
+    }
+    if (static_cast<int>(std::bitset<8>(g.map).count()) != g.used || g.used > g.size) {
+      c->Add(Invariant::kG2, Severity::kViolation, "group %d (base %u): used %u, map 0x%02x", k,
+             g.base, g.used, g.map);
+    }
+    if (((g.map & 0x55) << 1) != (g.map & 0xAA)) {
+      c->Add(Invariant::kG4, Severity::kViolation,
+             "group %d (base %u): map 0x%02x is not whole aligned pairs", k, g.base, g.map);
+    }
+    // G7: a valid entry is in use (a filler is in use but invalid).
+    for (int i = 0; i < g.size; ++i) {
+      const u32 e = g.base + static_cast<u32>(i) - rcd.expected_base;
+      if (rcd.rcv_array[e].load(std::memory_order_relaxed) != 0 && !(g.map & (1u << i))) {
+        c->Add(Invariant::kG7, Severity::kViolation,
+               "RcvArray entry %u is programmed but free in group %d (map 0x%02x)", g.base + i, k,
+               g.map);
+      }
+    }
+  }
+  if (const u64 twice = rcd.rcvarray_audit.double_programs.load(std::memory_order_relaxed)) {
+    c->Add(Invariant::kG7, Severity::kViolation,
+           "%llu RcvArray programming(s) of an entry already programmed (last: entry %u)",
+           static_cast<unsigned long long>(twice),
+           rcd.rcvarray_audit.last_double_programmed.load(std::memory_order_relaxed));
+  }
+  // At rest the requests (s_lock) may be read: their live segments hold
+  // exactly the entries in use, none twice (G5, G7).
+  if (!options.quiescent) return;
+  u32 live_cnt = 0;
+  std::vector<int> owner(rcd.expected_count, -1);
+  for (rvt_qp* qp : qps) {
+    if (qp->priv->model_swqe == nullptr) continue;
+    const tid_rdma_request& req = qp->priv->model_swqe->tid_req;
+    for (u16 s = req.clear_tail; s != req.setup_head; s = (s + 1) & (MAX_FLOWS - 1)) {
+      const tid_rdma_flow& flow = req.flows[s];
+      for (int n = 0; n < flow.tnode_cnt; ++n) {
+        live_cnt += flow.tnode[n].cnt;
+        ForEachEntry(flow.tnode[n], [&](u32 entry) {
+          int& o = owner[entry - rcd.expected_base];
+          if (o >= 0) {
+            c->Add(Invariant::kG7, Severity::kViolation,
+                   "RcvArray entry %u belongs to two live segments (qp %u and qp %u)", entry,
+                   static_cast<u32>(o), qp->qp_num);
+          }
+          o = static_cast<int>(qp->qp_num);
+        });
+      }
+    }
+  }
+  if (live_cnt != used_sum) {
+    c->Add(Invariant::kG5, Severity::kViolation,
+           "the groups count %u entries in use, the live segments hold %u", used_sum, live_cnt);
+  }
+}
+
+}  // namespace internal
+}  // namespace flowcheck
