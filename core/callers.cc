@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "core/bitops.h"
+#include "core/exp_rcv.h"
 #include "core/tid_rdma.h"
 #include "lockcheck/lockdep.h"
 
@@ -37,6 +38,9 @@ const char* CallerOpName(CallerOp op) {
     case CallerOp::kClearResync: return "clear_resync";
     case CallerOp::kReserveFlow: return "reserve_flow";
     case CallerOp::kReleaseFlow: return "release_flow";
+    case CallerOp::kReadReqSegment: return "read_req_segment";
+    case CallerOp::kReadRespSegment: return "read_resp_segment";
+    case CallerOp::kReadReqClearAll: return "read_req_clear_all";
   }
   return "?";
 }
@@ -187,4 +191,61 @@ void caller_release_flow(hfi1_ctxtdata* rcd, int idx, CallerObserver* observer) 
     observer->UnderLock(rcd, CallerEvent{CallerOp::kReleaseFlow, nullptr, idx, 0});
   }
   spin_unlock_irqrestore(&rcd->exp_lock, flags);
+}
+
+int read_req_pending_segments(rvt_qp* qp) {
+  const tid_rdma_request& req = qp->priv->model_swqe->tid_req;
+  return (req.setup_head - req.clear_tail) & (MAX_FLOWS - 1);
+}
+
+// The segment callers hold qp->s_lock; the request's qp is that QP, which
+// the analysis cannot see (hfi1_kern_exp_rcv_* assert s_lock at run time).
+int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
+                            CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  hfi1_qp_priv* qpriv = qp->priv;
+  tid_rdma_request* req = &qpriv->model_swqe->tid_req;
+  u32 pages = 0;
+  for (int i = 0; i < psets; ++i) pages += pset_pages[i];
+  // rvt_div_round_up_mtu(qp, len)
+  const u32 npkts = ((pages << PAGE_SHIFT) + qp->pmtu - 1) / qp->pmtu;
+  unsigned long flags;
+  int ret = 0;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  if (qpriv->flow_state.psn + npkts > MAX_TID_FLOW_PSN - 1) {
+    // TID_REQUEST_SYNC: with segments in flight the kernel waits for them
+    // (pending_tid_r_segs); then it frees the flow for a new generation.
+    if (read_req_pending_segments(qp) != 0) {
+      ret = -EBUSY;
+    } else {
+      hfi1_kern_clear_hw_flow(qpriv->rcd, qp);
+    }
+  }
+  if (ret == 0 && hfi1_kern_setup_hw_flow(qpriv->rcd, qp) != 0) ret = -EAGAIN;
+  if (ret == 0) {
+    rvt_sge_state ss{pset_pages, psets};
+    bool last = false;
+    ret = hfi1_kern_exp_rcv_setup(req, &ss, &last);
+  }
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqSegment, psets, ret);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return ret;
+}
+
+int caller_read_resp_segment(rvt_qp* qp, CallerObserver* observer)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  const int ret = hfi1_kern_exp_rcv_clear(&qp->priv->model_swqe->tid_req);
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadRespSegment, 0, ret);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return ret;
+}
+
+void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  hfi1_kern_exp_rcv_clear_all(&qp->priv->model_swqe->tid_req);
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqClearAll, 0, 0);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
 }

@@ -35,8 +35,27 @@
 //                                kern_reserve_flow (no QP owns the result)
 //   caller_release_flow(rcd, i)  its release: exp_lock (irq) -> clear_bit;
 //                                i outside 0..63 aborts (not a word bit)
-// The rarr_* functions model only the wait-queue half of the RcvArray (TID)
-// allocator; TID groups are outside this model's scope.
+//   caller_read_req_segment(qp, pset_pages, psets)
+//                                the READ requester building its next segment
+//                                (hfi1_build_tid_rdma_read_req's resource
+//                                steps): s_lock (irq); if the segment's packets
+//                                would pass the flow's PSN space (psn + npkts
+//                                > 2047), the generation must change first:
+//                                -EBUSY while segments are pending (the
+//                                kernel sends nothing until they complete),
+//                                else hfi1_kern_clear_hw_flow (its sync);
+//                                hfi1_kern_setup_hw_flow (-EAGAIN: on
+//                                flow_queue); hfi1_kern_exp_rcv_setup
+//                                (-EAGAIN: on rarr_queue; -EINVAL: the ring is
+//                                full); 0: the segment holds a flow and TIDs
+//   caller_read_resp_segment(qp) a segment's READ response completed it:
+//                                s_lock -> hfi1_kern_exp_rcv_clear (0, or
+//                                -EINVAL if no segment is pending)
+//   caller_read_req_clear_all(qp) the request ends (QP error, completion):
+//                                s_lock -> hfi1_kern_exp_rcv_clear_all
+// The segment functions run the RcvArray side (core/exp_rcv.h) on the QP's
+// one READ request (hfi1_qp_priv::model_swqe); the rarr_* functions are its
+// wait-queue gate alone, without TIDs.
 //
 // Observing a call under its locks. Every caller except caller_set_wants_flow
 // takes an optional CallerObserver (nullptr by default: one pointer test, no
@@ -72,6 +91,9 @@ enum class CallerOp {
   kClearResync,
   kReserveFlow,
   kReleaseFlow,
+  kReadReqSegment,
+  kReadRespSegment,
+  kReadReqClearAll,
 };
 
 // "setup_hw_flow", "reserve_flow", ...: the caller's name without "caller_".
@@ -86,6 +108,7 @@ struct CallerEvent {
   // (resync); 0 for the others.
   long arg;
   // The call's result: setup and rarr_grant 0 / -EAGAIN; reserve the flow / -EAGAIN;
+  // the segment calls 0 or their -errno;
   // give-up and resync 1 (flushed / accepted) or 0; 0 for the others.
   int ret;
 };
@@ -115,6 +138,12 @@ inline u32 resync_psn_for_generation(u32 generation) {
   return ((generation << HFI1_KDETH_BTH_SEQ_SHIFT) - 1) & PSN_MASK;
 }
 void caller_clear_resync(rvt_qp* qp, CallerObserver* observer = nullptr);
+int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
+                            CallerObserver* observer = nullptr);
+int caller_read_resp_segment(rvt_qp* qp, CallerObserver* observer = nullptr);
+void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer = nullptr);
+// Segments of the QP's READ request set up and not yet cleared. s_lock.
+int read_req_pending_segments(rvt_qp* qp) __must_hold(&qp->s_lock);
 int caller_reserve_flow(hfi1_ctxtdata* rcd, int last, CallerObserver* observer = nullptr);
 void caller_release_flow(hfi1_ctxtdata* rcd, int idx, CallerObserver* observer = nullptr);
 

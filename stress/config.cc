@@ -53,6 +53,9 @@ std::string Validate(const StressConfig& c) {
   if (c.sched_executions < 0) return "--sched_executions must be >= 0";
   if (c.sched_ops < 0 || c.sched_ops > 64) return "--sched_ops must be in 0..64";
   if (c.sched_programs < 1) return "--sched_programs must be >= 1";
+  if (c.sched_segment_percent < 0 || c.sched_segment_percent > 100) {
+    return "--sched_segment_percent must be in 0..100";
+  }
   if (c.sched_program_ops < 0 || c.sched_program_ops > 6) {
     return "--sched_program_ops must be in 0..6";
   }

@@ -74,6 +74,10 @@ enum ConfigUse : unsigned { kNoUse = 0, kRerun = 1, kParam = 2, kJson = 4 };
   X(int, sched_program_ops, 0, kRerun,                                                         \
     "--sched=dfs: explore every program of up to N ops per thread (and rcv-irq) drawn from "  \
     "the op table, smallest first (stress/program_space.h); 0: --sched_programs' lists")      \
+  X(int, sched_segment_percent, 0, kRerun | kJson,                                            \
+    "--sched=random|pct: the share (0..100) of a QP's ops in a drawn list that are READ "     \
+    "segments (segment, segment_done: the RcvArray side) while it owns a flow; 0 keeps the "  \
+    "lists of earlier versions")                                                              \
   X(int, sched_free_flows, 1, kRerun | kParam,                                                 \
     "--sched: flows left free at the start of an execution (the rest held as bare flows, "    \
     "spread over the op threads)")                                                            \

@@ -9,7 +9,7 @@ const char* const kCounterNames[kNumCounters] = {
     "setup_ok", "setup_eagain", "granted_by_wakeup", "granted_by_retry", "give_up",
     "retry_eagain", "release", "use", "rarr_wait", "rarr_grant", "rarr_release", "rarr_flush",
     "resync_ack", "bare_reserved", "bare_eagain_full", "bare_released", "resync",
-    "resync_accepted",
+    "resync_accepted", "segment_set_up", "segment_queued", "segment_cleared",
 };
 
 }  // namespace stress

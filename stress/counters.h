@@ -15,6 +15,7 @@ enum Counter {
   kSetupOk, kSetupEagain, kGrantedByWakeup, kGrantedByRetry, kGiveUp, kRetryEagain,
   kReleases, kUses, kRarrWaits, kRarrGrants, kRarrReleases, kRarrFlushes, kResyncAcks,
   kBareReserved, kBareEagainFull, kBareReleased, kResyncs, kResyncsAccepted,
+  kSegmentsSetUp, kSegmentsQueued, kSegmentsCleared,
   kNumCounters
 };
 extern const char* const kCounterNames[kNumCounters];

@@ -54,6 +54,7 @@ void OpCheck::UnderLock(hfi1_ctxtdata* rcd, const CallerEvent& e) {
     case CallerOp::kClearHwFlow: Clear(e); return;
     case CallerOp::kReserveFlow: BareReserve(e); return;
     case CallerOp::kReleaseFlow: BareRelease(e); return;
+    case CallerOp::kReadReqSegment: Segment(e); return;
     case CallerOp::kGiveUpFlowWait:
       // Given up only if the flow had not been granted in the meantime.
       if (e.ret == 0) {
@@ -85,6 +86,24 @@ void OpCheck::Clear(const CallerEvent& e) {
     FailWith(Finding{kIdClear, absl::StrFormat("hfi1_kern_clear_hw_flow(qp %u) left it owning flow %u",
                                            qp->qp_num, qp->priv->flow_state.index)},
              p_->name);
+  }
+  CheckContext(p_, *ctx_, where_);
+}
+
+// A segment: set up (on no queue), short of TIDs (on rarr_queue), or, when
+// its generation had to change and no flow was free, waiting for one (on
+// flow_queue, the request layer wanting a flow, as after a setup); a full
+// ring or pending segments (-EINVAL, -EBUSY) change nothing.
+void OpCheck::Segment(const CallerEvent& e) {
+  rvt_qp* qp = e.qp;
+  lockdep_assert_held(&qp->s_lock);
+  lost_flow_ = qp->priv->flow_state.index == RXE_NUM_TID_FLOWS;
+  if (lost_flow_) {
+    wanted_flow_before_ = qp->priv->model_req.wants_flow;
+    qp->priv->model_req.wants_flow = e.ret != 0;
+    Judge(p_, CheckSetupResult(*ctx_, qp, e.ret), where_);
+  } else if (e.ret == 0 || e.ret == -EAGAIN) {
+    CheckQueue(p_, *ctx_, where_, qp, e.ret == 0 ? 0 : 'r');
   }
   CheckContext(p_, *ctx_, where_);
 }

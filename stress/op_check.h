@@ -46,12 +46,17 @@ class OpCheck : public CallerObserver {
   // flow for a waiting QP, so for a retried setup `false` means the flow had
   // already been granted (hfi1_kern_setup_hw_flow then changed nothing).
   bool wanted_flow_before() const { return wanted_flow_before_; }
+  // After a segment (caller_read_req_segment) that returned -EAGAIN: whether
+  // the QP had lost its flow (a new generation: it waits on flow_queue, its
+  // request layer wanting a flow) rather than waiting for TIDs on rarr_queue.
+  bool lost_flow() const { return lost_flow_; }
 
  private:
   void Setup(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
   void Clear(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
   void BareReserve(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
   void BareRelease(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
+  void Segment(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
 
   Participant* const p_;
   ContextState* const ctx_;
@@ -59,6 +64,7 @@ class OpCheck : public CallerObserver {
   const char expected_queue_;
   rvt_qp* head_to_wake_ = nullptr;
   bool wanted_flow_before_ = false;
+  bool lost_flow_ = false;
 };
 
 // The per-op check for an op that holds exp_lock at its end: core's F and W

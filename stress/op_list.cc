@@ -114,6 +114,14 @@ std::vector<ListedOp> GenerateOps(const StressConfig& c, uint64_t execution, int
     }
     const int slot = static_cast<int>(rng.Below(c.qps_per_thread));
     Sim& s = sim[slot];
+    // A READ segment (no draw at all at 0%, so the lists stay as they were).
+    if ((s == Sim::kOwned || s == Sim::kOwnedRarr) && c.sched_segment_percent > 0 &&
+        static_cast<int>(rng.Below(100)) < c.sched_segment_percent) {
+      const bool done = rng.Chance(0.3);
+      ops.push_back({done ? kOpSegmentDone : kOpSegment, slot, 0});
+      if (!done) s = rng.Chance(0.7) ? Sim::kOwned : Sim::kOwnedRarr;
+      continue;
+    }
     const uint32_t r = rng.Below(100);
     ListedOpKind kind = kOpUse;
     switch (s) {  // the weights of the free-running ops (qp_ops.cc)

@@ -4,8 +4,8 @@
 //
 // One table names every op. A listed op is `name@A` or `name@A.B`:
 //   QP ops (setup, retry, release, use, poll, give_up, rarr_wait, rarr_grant,
-//   rarr_release, flush_rarr, resync_ack): A = the thread's QP slot (mod its
-//   slot count). The op runs only if it fits what the thread believes the QP
+//   rarr_release, flush_rarr, resync_ack, segment, segment_done): A = the
+//   thread's QP slot (mod its slot count). The op runs only if it fits what the thread believes the QP
 //   is (the same states as the free-running ops, stress/ops.h); otherwise it
 //   is skipped. So any op may be deleted from a list and the list stays
 //   valid: a minimizer can cut ops without knowing what they mean.
@@ -41,6 +41,8 @@ namespace stress {
   X(RarrRelease, "rarr_release")      \
   X(FlushRarr, "flush_rarr")          \
   X(ResyncAck, "resync_ack")          \
+  X(Segment, "segment")               \
+  X(SegmentDone, "segment_done")      \
   X(BareReserve, "bare_reserve")      \
   X(BareRelease, "bare_release")      \
   X(Resync, "resync")
@@ -53,7 +55,7 @@ enum ListedOpKind {
 };
 
 // True for the ops that act on one of the thread's QP slots.
-inline bool IsQpOp(int kind) { return kind <= kOpResyncAck; }
+inline bool IsQpOp(int kind) { return kind <= kOpSegmentDone; }
 
 struct ListedOp {
   ListedOpKind kind = kOpSetup;

@@ -24,6 +24,7 @@ unsigned FitsIn(int kind) {
     case kOpUse: return kOwned | kRarr;
     case kOpRarrGrant: case kOpFlushRarr: return kRarr;
     case kOpResyncAck: return kIdle | kOwned | kRarr;
+    case kOpSegment: case kOpSegmentDone: return kOwned | kRarr;
     default: return 0;
   }
 }
@@ -35,6 +36,9 @@ unsigned After(int kind, unsigned from) {
     case kOpRarrWait: return kRarr;
     case kOpRarrGrant: return kOwned | kRarr;  // behind another waiter it queues again
     case kOpRarrRelease: case kOpFlushRarr: return kOwned;
+    // A segment may be set up, wait for TIDs, or (a new generation with no
+    // flow free) wait for a flow.
+    case kOpSegment: return kOwned | kRarr | kWaiting;
     default: return from;  // use, resync_ack
   }
 }

@@ -118,6 +118,37 @@ void OpFlushRarr(Participant* p, QpSlot* s) {
   s->state = QpState::kOwned;
 }
 
+// The READ requester's next segment (caller_read_req_segment): a random
+// page layout of 2..16 pagesets (an even count: the page helpers pad a
+// segment to whole pairs), each of 1..4 pages at a 4 KiB MTU or 2 at 8 KiB
+// (the 8k helper's pairs). Waiting for TIDs is the rarr wait state; a lost
+// flow (new generation, none free) is the flow wait state.
+void OpSegment(Participant* p, QpSlot* s) {
+  p->doing.store("segment (s_lock -> setup_hw_flow, hfi1_kern_exp_rcv_setup)",
+                 std::memory_order_relaxed);
+  u8 pages[16];
+  const int n = 2 * (1 + static_cast<int>(p->rng.Below(8)));
+  const bool eight_k = s->qp->pmtu == 8192;
+  for (int i = 0; i < n; ++i) pages[i] = eight_k ? 2 : static_cast<u8>(1 + p->rng.Below(4));
+  OpCheck check(p, s->ctx, "segment");
+  const int ret = caller_read_req_segment(s->qp, pages, static_cast<u8>(n), &check);
+  if (ret == 0) {
+    p->Count(kSegmentsSetUp);
+    s->state = QpState::kOwned;
+  } else if (ret == -EAGAIN) {
+    p->Count(kSegmentsQueued);
+    s->state = check.lost_flow() ? QpState::kWaitingFlow : QpState::kOwnedRarr;
+  }
+}
+
+// A segment's READ response arrived: its TIDs are freed (nothing if none is
+// pending).
+void OpSegmentDone(Participant* p, QpSlot* s) {
+  p->doing.store("segment done (s_lock -> hfi1_kern_exp_rcv_clear)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "segment done");
+  if (caller_read_resp_segment(s->qp, &check) == 0) p->Count(kSegmentsCleared);
+}
+
 void OpResyncAck(Participant* p, QpSlot* s) {
   p->doing.store("RESYNC ack (s_lock, resync = false)", std::memory_order_relaxed);
   OpCheck check(p, s->ctx, "resync ack");
@@ -130,6 +161,10 @@ void OpResyncAck(Participant* p, QpSlot* s) {
 // A sync point or the last completion: s_lock, hfi1_kern_clear_hw_flow.
 void OpRelease(Participant* p, QpSlot* s) {
   p->doing.store("release (s_lock -> hfi1_kern_clear_hw_flow)", std::memory_order_relaxed);
+  // The request ends: the TIDs of its segments go first (the kernel's
+  // hfi1_qp_kern_exp_rcv_clear_all before the flow at a QP reset).
+  OpCheck segments(p, s->ctx, "release's segments");
+  caller_read_req_clear_all(s->qp, &segments);
   OpCheck check(p, s->ctx, "release");
   caller_clear_hw_flow(s->qp, &check);
   p->Count(kReleases);
@@ -178,8 +213,10 @@ void QpOp(Run* run, Participant* p, QpSlot* s) {
       else OpResyncAck(p, s);
       break;
     case QpState::kOwned:
-      if (r < 40) OpUse(p, run, s);
-      else if (r < 75) OpRelease(p, s);
+      if (r < 30) OpUse(p, run, s);
+      else if (r < 55) OpRelease(p, s);
+      else if (r < 65) OpSegment(p, s);
+      else if (r < 75) OpSegmentDone(p, s);
       else if (r < 85) OpRarrWait(p, s);
       else if (r < 95) OpRarrRelease(p, s);
       else OpResyncAck(p, s);
@@ -190,7 +227,9 @@ void QpOp(Run* run, Participant* p, QpSlot* s) {
       else OpSetup(p, s, /*retry=*/true);
       break;
     case QpState::kOwnedRarr:
-      if (r < 30) OpUse(p, run, s);
+      if (r < 20) OpUse(p, run, s);
+      else if (r < 35) OpSegment(p, s);
+      else if (r < 40) OpSegmentDone(p, s);
       else if (r < 70) OpRarrGrant(p, s);
       else if (r < 90) OpFlushRarr(p, s);
       else OpResyncAck(p, s);
@@ -246,6 +285,14 @@ bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind) {
     case kOpResyncAck:
       if (waiting) return false;
       OpResyncAck(p, s);
+      return true;
+    case kOpSegment:
+      if (!owned && !rarr) return false;
+      OpSegment(p, s);
+      return true;
+    case kOpSegmentDone:
+      if (!owned && !rarr) return false;
+      OpSegmentDone(p, s);
       return true;
     default:
       return false;

@@ -2,8 +2,9 @@
 
 sched:STRATEGY (random, pct or dfs) runs //stress:stress_main, built with
 --config=tsan as the `stress` detector builds it, under the controlled
-scheduler: `--sched=STRATEGY --seed=1 --seconds=BUDGET` (dfs over every
-program of up to 3 ops per thread, DFS_FLAGS below), every failing
+scheduler: `--sched=STRATEGY --seed=1 --seconds=BUDGET` plus DRAWN_FLAGS
+(random, pct) or DFS_FLAGS (dfs: every program of up to 3 ops per thread)
+below, every failing
 schedule written to a scratch
 directory. Its failure output carries the same markers as a free-running
 run's (the last line is the stress driver's `flowcheck: FAIL [...]`), so
@@ -31,13 +32,19 @@ STRATEGIES = ("random", "pct", "dfs")
 FIGURE_DETECTORS = ("stress", "sched:random", "sched:pct", "sched:dfs")
 REPLAYS = 10
 SEED = 1
-# dfs explores every program of up to 3 ops per participant drawn from the
-# op table (two op threads of one QP each, rcv-irq, one worker), smallest
+# random and pct draw READ segments (the RcvArray side) as 15% of a QP's ops
+# while it owns a flow (stress's --sched_segment_percent; 0 by default).
+DRAWN_FLAGS = ("--sched_segment_percent=15",)
+# dfs explores every program of up to 3 ops per thread drawn from the op
+# table (two op threads of one QP each, one worker, no rcv-irq), smallest
 # first, each with every schedule of at most 1 preemption: small programs
-# in full rather than one large program's corner (docs/sched.md, "dfs over
-# programs").
+# in full rather than one large program's corner (docs/stress.md, "dfs over
+# programs"). Without rcv-irq: exp_lock is declared hardirq-safe, so
+# lockcheck's IRQ rules need no emulated interrupt, and the interrupt's
+# landing points would multiply every program's schedules (the interrupt's
+# interleavings are random's and pct's to explore).
 DFS_FLAGS = ("--sched_program_ops=3", "--max_preemptions=1", "--threads=2",
-             "--qps_per_thread=1", "--workers=1")
+             "--qps_per_thread=1", "--workers=1", "--irq_thread=false")
 
 _SCHEDULE = re.compile(r"^flowcheck: schedule written: (.+)$", re.M)
 _HASH = re.compile(r"^flowcheck: trace hash ([0-9a-f]{16})$", re.M)
@@ -51,8 +58,7 @@ def command(binary, strategy, budget, schedule_dir):
         raise ValueError(f"unknown detector sched:{strategy} (one of {', '.join(STRATEGIES)})")
     cmd = [binary, f"--sched={strategy}", f"--seed={SEED}", f"--seconds={budget}",
            f"--schedule_out={schedule_dir.rstrip('/')}/"]
-    if strategy == "dfs":
-        cmd.extend(DFS_FLAGS)
+    cmd.extend(DFS_FLAGS if strategy == "dfs" else DRAWN_FLAGS)
     return cmd
 
 

@@ -208,8 +208,8 @@ class SchedDetectorTest(unittest.TestCase):
         self.assertEqual(cmd, ["/b/stress_main", "--sched=dfs", "--seed=1", "--seconds=60",
                                "--schedule_out=/w/", "--sched_program_ops=3",
                                "--max_preemptions=1", "--threads=2", "--qps_per_thread=1",
-                               "--workers=1"])
-        self.assertNotIn("--sched_program_ops=3", selftest_sched.command("b", "pct", 1, "/w"))
+                               "--workers=1", "--irq_thread=false"])
+        self.assertEqual(selftest_sched.command("b", "pct", 1, "/w")[5:], ["--sched_segment_percent=15"])
         with self.assertRaises(ValueError):
             selftest_sched.command("b", "bogus", 1, "/w")
 
