@@ -195,6 +195,41 @@ TEST_F(CallersTest, BareReserveAndReleaseAreSeenWithTheMaskTheyLeft) {
   EXPECT_TRUE(lock_reports_.reports().empty());
 }
 
+// The READ requester's segments: each takes TIDs and advances the QP's PSN
+// by its packets; when the next one would pass the flow's 2047 PSNs the
+// generation changes first (F5 holds), or, with segments pending, nothing is
+// sent (-EBUSY).
+TEST_F(CallersTest, SegmentsAdvanceThePsnAndTheBudgetForcesANewGeneration)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  rvt_qp* qp = model_.qp(0);
+  const u8 pages[16] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};  // 64 packets
+  ASSERT_EQ(caller_read_req_segment(qp, pages, 16, &rec_), 0);
+  EXPECT_EQ(qp->priv->flow_state.psn, 64u);
+  const u32 generation = qp->priv->flow_state.generation;
+  ASSERT_EQ(caller_read_resp_segment(qp, &rec_), 0);
+  EXPECT_EQ(caller_read_resp_segment(qp), -EINVAL);  // none pending
+  // 30 more segments, one left pending: psn 1984; a 32nd would reach 2048.
+  for (int i = 1; i < 30; ++i) {
+    ASSERT_EQ(caller_read_req_segment(qp, pages, 16), 0) << i;
+    ASSERT_EQ(caller_read_resp_segment(qp), 0) << i;
+  }
+  ASSERT_EQ(caller_read_req_segment(qp, pages, 16), 0);  // pending: 1
+  EXPECT_EQ(qp->priv->flow_state.psn, 31u * 64);
+  EXPECT_EQ(caller_read_req_segment(qp, pages, 16), -EBUSY);
+  EXPECT_EQ(qp->priv->flow_state.generation, generation);
+  // Had it been sent, psn 2048 would break F5 (the PSN budget).
+  EXPECT_THAT(flowcheck::testing::Ids(model_.Check()), ::testing::IsEmpty());
+  ASSERT_EQ(caller_read_resp_segment(qp), 0);
+  ASSERT_EQ(caller_read_req_segment(qp, pages, 16), 0);  // a new generation
+  EXPECT_EQ(qp->priv->flow_state.psn, 64u);
+  EXPECT_EQ(qp->priv->flow_state.generation, kern_flow_generation_next(generation));
+  caller_read_req_clear_all(qp, &rec_);
+  EXPECT_THAT(Ops(rec_.seen), ElementsAre(CallerOp::kReadReqSegment, CallerOp::kReadRespSegment,
+                                          CallerOp::kReadReqClearAll));
+  EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
+  EXPECT_TRUE(lock_reports_.reports().empty());
+}
+
 TEST(CallerOpNameTest, NamesEveryOp) {
   EXPECT_STREQ(CallerOpName(CallerOp::kSetupHwFlow), "setup_hw_flow");
   EXPECT_STREQ(CallerOpName(CallerOp::kGiveUpFlowWait), "give_up_flow_wait");
