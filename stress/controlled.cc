@@ -117,7 +117,7 @@ Params ListParams(const StressConfig& c, uint64_t execution, const Lists& lists)
 
 void RunListedOp(Run* run, Participant* p, const ListedOp& op) {
   if (IsQpOp(op.kind)) {
-    if (!p->slots.empty()) QpOpOfKind(run, p, &p->slots[op.a % p->slots.size()], op.kind);
+    if (!p->slots.empty()) QpOpOfKind(run, p, &p->slots[op.a % p->slots.size()], op.kind, op.b);
   } else if (op.kind == kOpBareReserve) {
     BareReserve(p, run->contexts[op.a % run->contexts.size()].get(), op.b);
   } else if (op.kind == kOpBareRelease) {

@@ -41,8 +41,9 @@ const char* ListedOpName(ListedOpKind kind) { return kNames[kind]; }
 std::string FormatOps(const std::vector<ListedOp>& ops) {
   std::vector<std::string> parts;
   for (const ListedOp& op : ops) {
-    parts.push_back(op.kind == kOpBareReserve ? absl::StrCat(kNames[op.kind], "@", op.a, ".", op.b)
-                                            : absl::StrCat(kNames[op.kind], "@", op.a));
+    const bool two = op.kind == kOpBareReserve || (op.kind == kOpSegment && op.b != 0);
+    parts.push_back(two ? absl::StrCat(kNames[op.kind], "@", op.a, ".", op.b)
+                        : absl::StrCat(kNames[op.kind], "@", op.a));
   }
   return absl::StrJoin(parts, ",");
 }
@@ -67,9 +68,15 @@ bool ParseOps(const std::string& text, std::vector<ListedOp>* ops, std::string* 
       const std::string args = t.substr(at + 1);
       const size_t dot = args.find('.');
       if (!ParseInt(args.substr(0, dot), &op.a) || op.a < 0 ||
-          (dot != std::string::npos && (op.kind != kOpBareReserve ||
-                                        !ParseInt(args.substr(dot + 1), &op.b)))) {
-        *error = "bad argument in op '" + t + "' (expected NAME@N, or bare_reserve@CONTEXT.FLOW)";
+          (dot != std::string::npos &&
+           ((op.kind != kOpBareReserve && op.kind != kOpSegment) ||
+            !ParseInt(args.substr(dot + 1), &op.b)))) {
+        *error = "bad argument in op '" + t +
+                 "' (expected NAME@N, bare_reserve@CONTEXT.FLOW or segment@SLOT.PAGESETS)";
+        return false;
+      }
+      if (op.kind == kOpSegment && (op.b < 0 || op.b > 16 || op.b % 2 != 0)) {
+        *error = "bad argument in op '" + t + "' (segment@SLOT.PAGESETS: an even 2..16, or 0)";
         return false;
       }
     }

@@ -11,6 +11,9 @@
 //   valid: a minimizer can cut ops without knowing what they mean.
 //   bare_reserve@C.L  a bare kern_reserve_flow on context C (mod contexts)
 //                     preferring flow L;
+//   segment@A.N       the READ requester's next segment on slot A: N
+//                     pagesets of one page (two at an 8 KiB MTU), N even in
+//                     2..16; segment@A (N = 0): a layout drawn at random;
 //   bare_release@K    release the thread's K-th held bare flow (mod how many;
 //                     skipped if none);
 //   resync@J          a RESYNC for QP J of the run (mod the QP count), for
@@ -60,7 +63,7 @@ inline bool IsQpOp(int kind) { return kind <= kOpSegmentDone; }
 struct ListedOp {
   ListedOpKind kind = kOpSetup;
   int a = 0;
-  int b = 0;  // bare_reserve only: the preferred flow
+  int b = 0;  // bare_reserve: the preferred flow; segment: pagesets (0: drawn)
   bool operator==(const ListedOp& o) const { return kind == o.kind && a == o.a && b == o.b; }
 };
 

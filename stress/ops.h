@@ -43,7 +43,8 @@ void ResyncQp(Run* run, Participant* p, uint32_t j, bool next);
 // The QP ops a listed op (op_list.h) names, by kind: runs it if it fits what
 // the thread believes `s` is (its QpState) and returns true; else does
 // nothing and returns false. `kind` is a QP op of op_list.h.
-bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind);
+// `arg` is the listed op's second argument (segment: its pagesets, 0 drawn).
+bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind, int arg = 0);
 
 }  // namespace stress
 }  // namespace flowcheck

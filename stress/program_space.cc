@@ -16,8 +16,10 @@ enum : unsigned { kIdle = 1, kOwned = 2, kWaiting = 4, kRarr = 8 };
 
 // The states in which the QP op `kind` runs (QpOpOfKind), and where it
 // leads from `from` (every outcome the schedule may give it).
-unsigned FitsIn(int kind) {
-  switch (kind) {
+// No default: a new op of the table does not compile until it says where it
+// fits (0: not a QP op).
+unsigned FitsIn(int op) {
+  switch (static_cast<ListedOpKind>(op)) {
     case kOpSetup: return kIdle | kWaiting;
     case kOpRetry: case kOpPoll: case kOpGiveUp: return kWaiting;
     case kOpRelease: case kOpRarrWait: case kOpRarrRelease: return kOwned;
@@ -25,8 +27,9 @@ unsigned FitsIn(int kind) {
     case kOpRarrGrant: case kOpFlushRarr: return kRarr;
     case kOpResyncAck: return kIdle | kOwned | kRarr;
     case kOpSegment: case kOpSegmentDone: return kOwned | kRarr;
-    default: return 0;
+    case kOpBareReserve: case kOpBareRelease: case kOpResync: case kNumListedOps: return 0;
   }
+  return 0;
 }
 unsigned After(int kind, unsigned from) {
   switch (kind) {
@@ -82,7 +85,13 @@ std::vector<ListedOp> Alphabet(const StressConfig& c, bool irq) {
   std::vector<ListedOp> ops;
   for (int kind = 0; kind < kNumListedOps; ++kind) {
     const auto k = static_cast<ListedOpKind>(kind);
-    if (IsQpOp(kind)) {
+    if (kind == kOpSegment) {
+      // A segment that leaves a group partly used (4 pagesets), and one that
+      // fills a group and starts another (12).
+      for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) {
+        for (int psets : {4, 12}) ops.push_back({k, slot, psets});
+      }
+    } else if (IsQpOp(kind)) {
       for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) ops.push_back({k, slot, 0});
     } else if (kind == kOpBareReserve) {
       // Preferring the first flow free at the start (kern_reserve_flow's

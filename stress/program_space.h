@@ -4,7 +4,9 @@
 // smallest total first (all programs of 0 ops, then of 1, ...).
 //
 // A list's ops come from the op table (op_list.h) with these arguments:
-// QP ops on every slot of the thread (op threads only); on every context C
+// QP ops on every slot of the thread (op threads only), segment with 4
+// pagesets (a group left partly used) and with 12 (one filled, one begun);
+// on every context C
 // bare_reserve@C.F (F = 32 - --sched_free_flows, the first flow free at the
 // start: kern_reserve_flow's preferred path) and bare_reserve@C.32 (its
 // search for the lowest free flow); bare_release@0; resync@J for every

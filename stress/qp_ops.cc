@@ -118,18 +118,20 @@ void OpFlushRarr(Participant* p, QpSlot* s) {
   s->state = QpState::kOwned;
 }
 
-// The READ requester's next segment (caller_read_req_segment): a random
-// page layout of 2..16 pagesets (an even count: the page helpers pad a
-// segment to whole pairs), each of 1..4 pages at a 4 KiB MTU or 2 at 8 KiB
-// (the 8k helper's pairs). Waiting for TIDs is the rarr wait state; a lost
-// flow (new generation, none free) is the flow wait state.
-void OpSegment(Participant* p, QpSlot* s) {
+// The READ requester's next segment (caller_read_req_segment) of
+// `psets` pagesets of one page (2 at an 8 KiB MTU, the 8k helper's pairs);
+// 0: a random layout of 2..16 pagesets (an even count: the page helpers pad
+// a segment to whole pairs), each of 1..4 pages. Waiting for TIDs is the
+// rarr wait state; a lost flow (new generation, none free) the flow wait.
+void OpSegment(Participant* p, QpSlot* s, int psets = 0) {
   p->doing.store("segment (s_lock -> setup_hw_flow, hfi1_kern_exp_rcv_setup)",
                  std::memory_order_relaxed);
   u8 pages[16];
-  const int n = 2 * (1 + static_cast<int>(p->rng.Below(8)));
   const bool eight_k = s->qp->pmtu == 8192;
-  for (int i = 0; i < n; ++i) pages[i] = eight_k ? 2 : static_cast<u8>(1 + p->rng.Below(4));
+  const int n = psets != 0 ? psets : 2 * (1 + static_cast<int>(p->rng.Below(8)));
+  for (int i = 0; i < n; ++i) {
+    pages[i] = eight_k ? 2 : psets != 0 ? 1 : static_cast<u8>(1 + p->rng.Below(4));
+  }
   OpCheck check(p, s->ctx, "segment");
   const int ret = caller_read_req_segment(s->qp, pages, static_cast<u8>(n), &check);
   if (ret == 0) {
@@ -237,7 +239,7 @@ void QpOp(Run* run, Participant* p, QpSlot* s) {
   }
 }
 
-bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind) {
+bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind, int arg) {
   const QpState st = s->state;
   const bool owned = st == QpState::kOwned, waiting = st == QpState::kWaitingFlow;
   const bool rarr = st == QpState::kOwnedRarr;
@@ -288,7 +290,7 @@ bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind) {
       return true;
     case kOpSegment:
       if (!owned && !rarr) return false;
-      OpSegment(p, s);
+      OpSegment(p, s, arg);
       return true;
     case kOpSegmentDone:
       if (!owned && !rarr) return false;
