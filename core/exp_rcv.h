@@ -28,6 +28,7 @@
 
 #include "core/hfi1.h"
 #include "core/hfi1_constants.h"
+#include "core/kernel_idioms.h"
 #include "core/list.h"
 #include "core/qp.h"
 #include "lockcheck/spinlock.h"
@@ -116,6 +117,41 @@ struct rvt_sge_state {
   const u8* pset_pages;
   u8 psets;
 };
+
+// ---- tid_rdma.c, mirrored in core/tid_rdma_rcvarray.cc (the kernel's text
+// in upstream mode; static there, renamed and reached through
+// upstream/trampolines.h). Each helper runs under rcd->exp_lock.
+
+// A pageset's buffer order for hfi1_put_tid: ilog2(count) + 1.
+u8 trdma_pset_order(tid_rdma_pageset* s);
+// Appends a node (cnt entries of grp, its map as it is now) to the flow's
+// plan. `s` labels the trace point.
+void kern_add_tid_node(tid_rdma_flow* flow, hfi1_ctxtdata* rcd, char* s, tid_group* grp, u8 cnt);
+// Plans the flow's npagesets entries (see the header comment): 0 or -EAGAIN;
+// changes no group.
+int kern_alloc_tids(tid_rdma_flow* flow);
+// Programs node grp_num's entries from pagesets[*pset_idx...], moving the
+// group between the lists; computes the TID entries and npkts.
+void kern_program_rcv_group(tid_rdma_flow* flow, int grp_num, u32* pset_idx);
+// Frees node grp_num's entries, moving the group between the lists.
+void kern_unprogram_rcv_group(tid_rdma_flow* flow, int grp_num);
+// Every node of the flow's plan, in order.
+void kern_program_rcvarray(tid_rdma_flow* flow);
+// Forgets the flow's pagesets (the next setup computes them again).
+void hfi1_tid_rdma_reset_flow(tid_rdma_flow* flow);
+
+// ---- The model's platform (core/exp_rcv.cc).
+
+// The segment's pagesets (the kernel: kern_find_pages over the sge, then
+// tid_rdma_find_phys_blocks_4k/8k, then DMA mapping; reused on a retry):
+// the model copies ss's. `pages` is unused. 0 (the model never fails).
+int kern_get_phys_blocks(tid_rdma_flow* flow, page** pages, rvt_sge_state* ss, bool* last);
+// DMA unmapping of the flow's pagesets (the model clears `mapped`).
+void dma_unmap_flow(tid_rdma_flow* flow);
+// The QP waits for memory: never reached in the model (aborts).
+void hfi1_wait_kmem(rvt_qp* qp);
+// verbs.h: a PSN of the flow's generation in the KDETH space.
+u32 full_flow_psn(tid_rdma_flow* flow, u32 psn);
 
 // exp_rcv.c: the context's groups over its expected RcvArray entries
 // (expected_base, expected_count), all on tid_group_list. At context creation.

@@ -163,6 +163,9 @@ struct hfi1_devdata {
   u8 qos_shift = 0;
   std::vector<u8> qp_map;         // hfi1_get_qp_map(): (qpn >> qos_shift) -> ctxt
   workqueue_struct* hfi1_wq = nullptr;  // ppd->hfi1_wq: runs trigger_work
+  struct {
+    u16 group_size = kModelRcvGroupSize;  // RcvArray entries per tid_group
+  } rcv_entries;
 };
 
 // Model of the device probe: `n_krcv_queues` kernel contexts (>= 1) created

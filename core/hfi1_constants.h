@@ -50,7 +50,8 @@ inline constexpr u32 HFI1_S_WAIT_TID_SPACE = 0x10000000;
 // The RcvArray side (core/exp_rcv.h). A segment is at most 256 KiB of
 // 4 KiB pages; a request's ring holds MAX_FLOWS = roundup_pow_of_two(6 + 1).
 inline constexpr u32 PAGE_SHIFT = 12;
-inline constexpr int TID_RDMA_MAX_PAGES = (1 << 18) >> PAGE_SHIFT;  // 64
+inline constexpr u32 TID_RDMA_MAX_SEGMENT_SIZE = 1u << 18;  // 256 KiB
+inline constexpr int TID_RDMA_MAX_PAGES = TID_RDMA_MAX_SEGMENT_SIZE >> PAGE_SHIFT;  // 64
 inline constexpr int MAX_FLOWS = 8;
 inline constexpr u16 TID_RDMA_MAX_READ_SEGS_PER_REQ = 6;
 // NOT KERNEL: the model gives each context this many expected RcvArray

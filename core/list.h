@@ -52,4 +52,15 @@ inline void list_del_init(list_head* entry) {
 #define list_first_entry_or_null(head, type, member) \
   (list_empty(head) ? nullptr : list_first_entry(head, type, member))
 
+// linux/list.h's typed iteration (GNU typeof, as in the kernel).
+#define list_next_entry(pos, member) list_entry((pos)->member.next, __typeof__(*(pos)), member)
+#define list_for_each_entry(pos, head, member)                                  \
+  for (pos = list_first_entry(head, __typeof__(*pos), member); &pos->member != (head); \
+       pos = list_next_entry(pos, member))
+#define list_prepare_entry(pos, head, member) \
+  ((pos) ? (pos) : list_entry(head, __typeof__(*pos), member))
+inline bool list_is_last(const list_head* list, const list_head* head) {
+  return list->next == head;
+}
+
 #endif  // FLOWCHECK_CORE_LIST_H_

@@ -32,6 +32,7 @@
 
 struct hfi1_qp_priv;
 struct hfi1_swqe_priv;
+struct page;  // opaque, as in the kernel
 
 // include/rdma/rdmavt_qp.h: struct rvt_qp, trimmed.
 struct rvt_qp {
@@ -89,6 +90,7 @@ struct hfi1_qp_priv {
   // WQE, wqe->priv): its tid_req is the READ request whose segments take
   // TIDs (core/exp_rcv.h). Owned by the QP; s_lock.
   hfi1_swqe_priv* model_swqe = nullptr;
+  page** pages = nullptr;  // the kernel's page array for kern_get_phys_blocks; unused
 };
 // list_first_entry()/container_of() on tid_wait and the work items.
 static_assert(std::is_standard_layout<hfi1_qp_priv>::value,

@@ -79,5 +79,12 @@
 #define caller_clear_resync diffmodel_caller_clear_resync
 #define caller_reserve_flow diffmodel_caller_reserve_flow
 #define caller_release_flow diffmodel_caller_release_flow
+// The segment callers (the RcvArray side below them, core/exp_rcv.h and
+// tid_rdma_rcvarray.cc, is one instance shared by both worlds: the
+// differential target drives no segment).
+#define caller_read_req_segment diffmodel_caller_read_req_segment
+#define caller_read_resp_segment diffmodel_caller_read_resp_segment
+#define caller_read_req_clear_all diffmodel_caller_read_req_clear_all
+#define read_req_pending_segments diffmodel_read_req_pending_segments
 
 #endif  // FLOWCHECK_UPSTREAM_DIFF_MODEL_NAMES_H_
