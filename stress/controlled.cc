@@ -155,6 +155,10 @@ void EndOfExecution(Run* run) {
   do {
     for (auto& p : run->participants) {
       for (QpSlot& s : p->slots) {
+        // A grant refused behind another rarr waiter is retried each round,
+        // as the free-running drain does (thread_loop.cc); without it such a
+        // QP waited forever and the drain failed after 10000 rounds.
+        if (s.state == QpState::kOwnedRarr) OpRarrGrant(p.get(), &s);
         if (s.state == QpState::kWaitingFlow) OpPoll(p.get(), &s);
         if (s.state == QpState::kOwned) OpRelease(p.get(), &s);
       }

@@ -2,6 +2,7 @@
 #include "stress/run_state.h"
 
 #include "absl/strings/str_format.h"
+#include "stress/failure.h"
 
 namespace flowcheck {
 namespace stress {
@@ -18,7 +19,15 @@ const char* QpStateName(QpState s) {
 
 void DrainWork(Run* run) {
   if (run->controlled) {
-    run->wq.RunAll();
+    // On the controller, where no step bound applies: a work item that
+    // requeues itself forever would hang the run, so a drain is bounded.
+    constexpr size_t kMaxDrainItems = 100000;
+    if (run->wq.RunAll(kMaxDrainItems) == kMaxDrainItems && run->wq.pending_count() > 0) {
+      Fail("watchdog", absl::StrFormat("the work queue did not drain at the end of the "
+                                       "execution: %u work items ran and more are pending (a "
+                                       "work item that requeues itself?)",
+                                       kMaxDrainItems));
+    }
   } else {
     run->wq.WaitIdle();
   }
