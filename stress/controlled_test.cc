@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "sched/cli.h"
 #include "sched/run.h"
+#include "stress/scenario_testing.h"
 
 namespace flowcheck {
 namespace stress {
@@ -125,27 +126,12 @@ TEST(Controlled, RandomIsDeterministicPerSeed) {
 // one context with one flow free (so one waits and a worker hands the flow
 // on): the space within 2 preemptions is finite and explored in full.
 sched::RunResult TwoByTwoDfs() {
-  const sched::ScenarioSpec* spec = sched::FindScenario("stress");
-  EXPECT_NE(spec, nullptr);
-  sched::ScenarioParams given = {
-      {"threads", "2"},        {"qps_per_thread", "1"},       {"contexts", "1"},
-      {"workers", "1"},        {"irq_thread", "0"},           {"bare_per_thread", "0"},
-      {"sched_ops", "2"},      {"sched_free_flows", "1"},     {"seed", "1"},
-      {"ops.stress-0", "setup@0,release@0"},                  {"ops.stress-1", "setup@0,release@0"},
-  };
-  sched::Options o;
-  std::string error;
-  EXPECT_TRUE(sched::ResolveParams(*spec, given, &o.params, &error)) << error;
-  std::function<void()> setup = spec->make(o.params, &error);
-  EXPECT_TRUE(setup) << error;
-  o.scenario = "stress";
-  o.strategy = ::sched::StrategyKind::kDfs;
-  o.max_preemptions = 2;
-  o.max_executions = 0;
-  o.verbosity = 0;
-  o.out = nullptr;
-  o.schedule_out = OutDir();
-  return sched::Run(o, setup);
+  return RunStressDfs({{"threads", "2"}, {"qps_per_thread", "1"}, {"contexts", "1"},
+                       {"workers", "1"}, {"irq_thread", "0"}, {"bare_per_thread", "0"},
+                       {"sched_ops", "2"}, {"sched_free_flows", "1"}, {"seed", "1"},
+                       {"ops.stress-0", "setup@0,release@0"},
+                       {"ops.stress-1", "setup@0,release@0"}},
+                      /*max_preemptions=*/2, /*verbosity=*/0, OutDir());
 }
 
 TEST(Controlled, DfsExhaustsTwoThreadsTimesTwoOpsWithTheSameCountEveryTime) {

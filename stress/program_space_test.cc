@@ -12,8 +12,8 @@
 
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "sched/cli.h"
 #include "sched/run.h"
+#include "stress/scenario_testing.h"
 
 namespace flowcheck {
 namespace stress {
@@ -105,25 +105,11 @@ TEST(ProgramSpace, EveryListOfTheAlphabetReducesToOneInTheSpace) {
 // program (stress-0: `list`, stress-1: setup@0, so that setups contend for
 // the one free flow and may wait).
 std::multiset<std::string> TraceHashes(const std::vector<ListedOp>& list) {
-  const sched::ScenarioSpec* spec = sched::FindScenario("stress");
-  EXPECT_NE(spec, nullptr);
-  sched::ScenarioParams given = {
-      {"threads", "2"},        {"qps_per_thread", "1"},        {"contexts", "1"},
-      {"workers", "1"},        {"irq_thread", "0"},            {"seed", "1"},
-      {"ops.stress-0", FormatOps(list)},                       {"ops.stress-1", "setup@0"},
-  };
-  sched::Options o;
-  std::string error;
-  EXPECT_TRUE(sched::ResolveParams(*spec, given, &o.params, &error)) << error;
-  std::function<void()> setup = spec->make(o.params, &error);
-  EXPECT_TRUE(setup) << error;
-  o.scenario = "stress";
-  o.strategy = ::sched::StrategyKind::kDfs;
-  o.max_preemptions = 1;
-  o.max_executions = 0;
-  o.verbosity = 1;
-  o.out = nullptr;
-  const sched::RunResult r = sched::Run(o, setup);
+  const sched::RunResult r = RunStressDfs(
+      {{"threads", "2"}, {"qps_per_thread", "1"}, {"contexts", "1"}, {"workers", "1"},
+       {"irq_thread", "0"}, {"seed", "1"}, {"ops.stress-0", FormatOps(list)},
+       {"ops.stress-1", "setup@0"}},
+      /*max_preemptions=*/1, /*verbosity=*/1);
   EXPECT_FALSE(r.failed) << FormatOps(list) << ": " << r.failure_line;
   EXPECT_TRUE(r.dfs_exhausted);
   std::multiset<std::string> hashes;

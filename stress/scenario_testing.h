@@ -1,0 +1,28 @@
+// stress/scenario_testing.h: testonly. Runs the stress driver's registered
+// scenario ("stress", stress/controlled.cc) under dfs from explicit params,
+// as a schedule file would give them, for tests that count or compare its
+// schedules.
+#ifndef FLOWCHECK_STRESS_SCENARIO_TESTING_H_
+#define FLOWCHECK_STRESS_SCENARIO_TESTING_H_
+
+#include <string>
+
+#include "sched/cli.h"
+#include "sched/run.h"
+
+namespace flowcheck {
+namespace stress {
+
+// dfs over every schedule of the program `given` names (the scenario's
+// defaults for the params it leaves out) within `max_preemptions`, printing
+// nothing: with `verbosity` 1 the result's output holds a
+// "flowcheck: trace hash" line per schedule. A failing schedule is written
+// to `schedule_out` ("" : the current directory). Params that do not
+// resolve fail the calling test (gtest) and run nothing.
+sched::RunResult RunStressDfs(const sched::ScenarioParams& given, int max_preemptions,
+                              int verbosity = 0, const std::string& schedule_out = "");
+
+}  // namespace stress
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_STRESS_SCENARIO_TESTING_H_
