@@ -1,8 +1,7 @@
 // core/tid_rdma_rcvarray.cc: the RcvArray half of tid_rdma.c (Linux 6.1),
 // mirrored statement by statement with the kernel's names and signatures
-// (core/exp_rcv.h); trace points are left out. They are written so that the
-// kernel's text of them compiles against core's structures as is; upstream
-// mode still runs this mirror (docs/upstream.md, "Not done yet").
+// (core/exp_rcv.h); trace points are left out. --config=upstream compiles
+// the kernel's own text of these functions instead (upstream/functions.txt).
 //
 // The helpers run under exp_lock, which hfi1_kern_exp_rcv_setup / _clear
 // take; the kernel's text names the context flow->req->rcd and the QP

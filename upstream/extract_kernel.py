@@ -71,7 +71,7 @@ class Spec:
             if key == "calls":
                 self.calls = value
             elif key == "only_in":
-                self.only_in = value
+                self.only_in = value.split("+")
             else:
                 self.allow.append(value)
         if self.only_in and not self.calls:
@@ -179,10 +179,10 @@ def check_redirections(found_in_order, display):
             spec = callee.spec
             if not spec.calls or callee is caller or not _calls(caller.body_tokens, spec.name):
                 continue
-            if spec.only_in and caller.spec.name != spec.only_in:
+            if spec.only_in and caller.spec.name not in spec.only_in:
                 raise ExtractError(
                     f"{display}: {spec.name}: now also called from {caller.spec.name}; its audited "
-                    f"wrapper {spec.calls} assumes calls only from {spec.only_in}")
+                    f"wrapper {spec.calls} assumes calls only from {' or '.join(spec.only_in)}")
             if found_in_order.index(callee) > k:
                 raise ExtractError(
                     f"{display}: {spec.name}: called from {caller.spec.name} before its definition; "

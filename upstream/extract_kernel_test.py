@@ -279,6 +279,16 @@ class Redirections(unittest.TestCase):
         self.assertIn("reserve: now also called from other; its audited wrapper audited_reserve "
                       "assumes calls only from release", str(e.exception))
 
+    def test_only_in_may_name_several_callers(self):
+        kernel = KERNEL + "\nint other(struct ctx *rcd)\n{\n\treturn reserve(rcd, 0);\n}\n"
+        specs = (self.SPECS.replace("only_in=release", "only_in=release+other") +
+                 "other | int other(struct ctx *rcd) |\n")
+        self.assertIn("#define other upstream_other", run(source=kernel, specs=specs))
+        third = kernel + "\nint third(struct ctx *rcd)\n{\n\treturn reserve(rcd, 1);\n}\n"
+        with self.assertRaises(ek.ExtractError) as e:
+            run(source=third, specs=specs + "third | int third(struct ctx *rcd) |\n")
+        self.assertIn("assumes calls only from release or other", str(e.exception))
+
     def test_a_call_before_the_definition_fails(self):
         specs = SPECS.replace("int release(struct ctx *rcd, int idx) |",
                               "int release(struct ctx *rcd, int idx) | calls=audited_release")
@@ -314,7 +324,7 @@ class FunctionsFile(unittest.TestCase):
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "functions.txt")
         with open(path) as f:
             specs = ek.parse_functions(f.read())
-        self.assertEqual(len(specs), 20)
+        self.assertEqual(len(specs), 30)
 
 
 class CommandLine(unittest.TestCase):

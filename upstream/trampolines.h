@@ -116,7 +116,9 @@ static void upstream_audited_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 f
 
 static void upstream_granted_dequeue_tid_waiter(struct hfi1_ctxtdata *rcd,
                                                 struct tid_queue *queue, struct rvt_qp *qp) {
-  hfi1_model_audit_grant(rcd, qp);
+  // A grant of a flow (hfi1_kern_setup_hw_flow), not of TIDs
+  // (hfi1_kern_exp_rcv_setup dequeues from rarr_queue).
+  if (queue == &rcd->flow_queue) hfi1_model_audit_grant(rcd, qp);
   ChargedQueue charged(queue);
   upstream_dequeue_tid_waiter(rcd, queue, qp);
 }
@@ -169,6 +171,34 @@ int hfi1_kern_setup_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp) {
 void hfi1_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp) {
   lockdep_assert_held(&qp->s_lock);
   upstream_hfi1_kern_clear_hw_flow(rcd, qp);
+}
+
+// The RcvArray side (core/exp_rcv.h): each only calls the kernel's function
+// (whose text asserts s_lock itself where core's does).
+u8 trdma_pset_order(struct tid_rdma_pageset *s) { return upstream_trdma_pset_order(s); }
+void kern_add_tid_node(struct tid_rdma_flow *flow, struct hfi1_ctxtdata *rcd, char *s,
+                       struct tid_group *grp, u8 cnt) {
+  upstream_kern_add_tid_node(flow, rcd, s, grp, cnt);
+}
+int kern_alloc_tids(struct tid_rdma_flow *flow) { return upstream_kern_alloc_tids(flow); }
+void kern_program_rcv_group(struct tid_rdma_flow *flow, int grp_num, u32 *pset_idx) {
+  upstream_kern_program_rcv_group(flow, grp_num, pset_idx);
+}
+void kern_unprogram_rcv_group(struct tid_rdma_flow *flow, int grp_num) {
+  upstream_kern_unprogram_rcv_group(flow, grp_num);
+}
+void kern_program_rcvarray(struct tid_rdma_flow *flow) { upstream_kern_program_rcvarray(flow); }
+int hfi1_kern_exp_rcv_setup(struct tid_rdma_request *req, struct rvt_sge_state *ss, bool *last) {
+  return upstream_hfi1_kern_exp_rcv_setup(req, ss, last);
+}
+void hfi1_tid_rdma_reset_flow(struct tid_rdma_flow *flow) {
+  upstream_hfi1_tid_rdma_reset_flow(flow);
+}
+int hfi1_kern_exp_rcv_clear(struct tid_rdma_request *req) {
+  return upstream_hfi1_kern_exp_rcv_clear(req);
+}
+void hfi1_kern_exp_rcv_clear_all(struct tid_rdma_request *req) {
+  upstream_hfi1_kern_exp_rcv_clear_all(req);
 }
 
 void hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd) ABSL_NO_THREAD_SAFETY_ANALYSIS {

@@ -24,6 +24,10 @@ map hfi2_schedule_send hfi1_schedule_send
 map hfi2_do_send hfi1_do_send
 map hfi2_kern_* hfi1_kern_*
 map hfi2_tid_rdma_flush_wait hfi1_tid_rdma_flush_wait
+# The RcvArray side's driver helpers.
+map hfi2_put_tid hfi1_put_tid
+map hfi2_wait_kmem hfi1_wait_kmem
+map hfi2_tid_rdma_reset_flow hfi1_tid_rdma_reset_flow
 map trace_hfi2_* trace_hfi1_*
 # The device's work queue: hfi2 keeps it in the device (dd->hfi2_wq), hfi1
 # in the port (ppd->hfi1_wq); the model's device is its one port.
