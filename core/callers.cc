@@ -204,13 +204,21 @@ int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
                             CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_qp_priv* qpriv = qp->priv;
   tid_rdma_request* req = &qpriv->model_swqe->tid_req;
-  u32 pages = 0;
-  for (int i = 0; i < psets; ++i) pages += pset_pages[i];
-  // rvt_div_round_up_mtu(qp, len)
-  const u32 npkts = ((pages << PAGE_SHIFT) + qp->pmtu - 1) / qp->pmtu;
   unsigned long flags;
   int ret = 0;
   spin_lock_irqsave(&qp->s_lock, flags);
+  // A segment that waited for TIDs is retried with its pagesets as they
+  // were computed (hfi1_kern_exp_rcv_setup: "called again with previous
+  // arguments"), whatever `pset_pages` says now; its length is theirs.
+  const tid_rdma_flow& next = req->flows[req->setup_head];
+  u32 pages = 0;
+  if (next.npagesets != 0) {
+    for (int i = 0; i < next.npagesets; ++i) pages += next.pagesets[i].count;
+  } else {
+    for (int i = 0; i < psets; ++i) pages += pset_pages[i];
+  }
+  // rvt_div_round_up_mtu(qp, len)
+  const u32 npkts = ((pages << PAGE_SHIFT) + qp->pmtu - 1) / qp->pmtu;
   if (qpriv->flow_state.psn + npkts > MAX_TID_FLOW_PSN - 1) {
     // TID_REQUEST_SYNC: with segments in flight the kernel waits for them
     // (pending_tid_r_segs); then it frees the flow for a new generation.

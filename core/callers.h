@@ -47,7 +47,10 @@
 //                                hfi1_kern_setup_hw_flow (-EAGAIN: on
 //                                flow_queue); hfi1_kern_exp_rcv_setup
 //                                (-EAGAIN: on rarr_queue; -EINVAL: the ring is
-//                                full); 0: the segment holds a flow and TIDs
+//                                full); 0: the segment holds a flow and TIDs.
+//                                A segment that waited for TIDs is retried as
+//                                it was (its pagesets, its length), whatever
+//                                the new layout says, as the kernel retries it
 //   caller_read_resp_segment(qp) a segment's READ response completed it:
 //                                s_lock -> hfi1_kern_exp_rcv_clear (0, or
 //                                -EINVAL if no segment is pending)
