@@ -8,7 +8,11 @@
 #   2. the copy with kern_reserve_flow's bound check made off by one
 #      (`nr > (RXE_NUM_TID_FLOWS - 1)` -> `nr > RXE_NUM_TID_FLOWS`, so a full
 #      bitmap hands out flow 32): the target must fail, with a KernReserveFlow
-#      test failing.
+#      test failing;
+# then the same two steps for the RcvArray side: //core:exp_rcv_test on the
+# unchanged copy, then with kern_unprogram_rcv_group's `grp->used--;`
+# deleted (an ExpRcv or GRules test must fail: G2 sees used and the map
+# disagree).
 # Exit 0 when both hold, 1 otherwise (saying which), 2 on a usage/setup error.
 # Run by tools/test.sh. The kernel tree is never modified. Extra arguments go
 # to both `bazel test` runs (e.g. --config=tsan).
@@ -55,14 +59,14 @@ run() {  # run <label>: bazel test of TARGET against the scratch tree
   return $rc
 }
 
-say "1/2: $TARGET on an unchanged copy of $src"
+say "1/4: $TARGET on an unchanged copy of $src"
 if ! run "$@"; then
   tail -40 "$log"
   say "FAIL: $TARGET fails on the unchanged kernel text" >&2
   exit 1
 fi
 
-say "2/2: $TARGET with kern_reserve_flow's bound check off by one ('$MUTATED')"
+say "2/4: $TARGET with kern_reserve_flow's bound check off by one ('$MUTATED')"
 python3 - "$scratch/$HFI1/tid_rdma.c" "$ORIGINAL" "$MUTATED" <<'EOF'
 import sys
 path, old, new = sys.argv[1:]
@@ -80,4 +84,36 @@ if [ "$rc" -ne 3 ] || ! grep -q '^\[  FAILED  \] KernReserveFlow\.' "$log"; then
 fi
 say "caught: $(grep -m1 '^\[  FAILED  \] KernReserveFlow\.' "$log" | sed 's/^\[  FAILED  \] //')"
 grep -m1 -E 'tid_rdma_flow_test.cc:[0-9]+: Failure' "$log" | sed 's/^/[prove_real_text]   /' || true
+say "PASS: $TARGET passes on the kernel's text and fails when that text is changed"
+
+# The RcvArray side: the same proof on kern_unprogram_rcv_group.
+TARGET="//core:exp_rcv_test"
+ORIGINAL='grp->used--;'
+count="$(grep -cF "$ORIGINAL" "$src" || true)"
+if [ "$count" != 1 ]; then
+  say "$src has $count copies of '$ORIGINAL' (expected 1 in kern_unprogram_rcv_group): update this proof" >&2
+  exit 2
+fi
+cp "$src" "$scratch/$HFI1/tid_rdma.c"
+say "3/4: $TARGET on an unchanged copy of $src"
+if ! run "$@"; then
+  tail -40 "$log"
+  say "FAIL: $TARGET fails on the unchanged kernel text" >&2
+  exit 1
+fi
+say "4/4: $TARGET with kern_unprogram_rcv_group's '$ORIGINAL' deleted"
+python3 - "$scratch/$HFI1/tid_rdma.c" "$ORIGINAL" "" <<'EOF'
+import sys
+path, old, new = sys.argv[1:]
+text = open(path).read()
+open(path, "w").write(text.replace(old, new, 1))
+EOF
+rc=0
+run "$@" || rc=$?
+if [ "$rc" -ne 3 ] || ! grep -qE '^\[  FAILED  \] (ExpRcv|GRules)\.' "$log"; then
+  tail -40 "$log"
+  say "FAIL: the changed RcvArray text was not caught by a failing ExpRcv test (bazel exit $rc)" >&2
+  exit 1
+fi
+say "caught: $(grep -m1 -E '^\[  FAILED  \] (ExpRcv|GRules)\.' "$log" | sed 's/^\[  FAILED  \] //')"
 say "PASS: $TARGET passes on the kernel's text and fails when that text is changed"
