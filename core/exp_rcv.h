@@ -12,10 +12,11 @@
 //   hardware        the RcvArray entries (modelled MMIO, relaxed atomics),
 //                   written under exp_lock by hfi1_put_tid
 //
-// Kernel behaviour kept as is (docs/kernel.md, "The RcvArray"):
-//   - kern_alloc_tids only plans: complete groups first, then partly used
-//     ones, then one more complete group; -EAGAIN if that is not enough,
-//     even when enough entries are free in groups it did not look at.
+// Kernel behaviour kept as is (docs/kernel-tids.md, "RcvArray (TID)
+// allocation"):
+//   - kern_alloc_tids only plans, changing no group: whole complete groups
+//     first, then partly used ones, then the rest from one more complete
+//     group; -EAGAIN if that is not enough.
 //   - kern_program_rcv_group moves a group between lists *before* counting
 //     the entry it programs (used == size - 1: used -> full; used == 0:
 //     free -> used), and kern_unprogram_rcv_group *after* uncounting it.
