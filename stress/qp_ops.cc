@@ -15,6 +15,7 @@
 // every waiter must be granted, so a wakeup that never comes shows.
 #include "absl/strings/str_format.h"
 #include "core/callers.h"
+#include "core/exp_rcv.h"
 #include "core/tid_rdma.h"
 #include "lockcheck/lockdep.h"
 #include "lockcheck/schedule.h"
@@ -143,6 +144,15 @@ void OpSegment(Participant* p, QpSlot* s, int psets = 0) {
   }
 }
 
+// Whether the QP's next segment waited for TIDs (its pagesets are computed
+// but it is not set up): the one a READ requester waiting on rarr_queue
+// retries. A wait that came from the rarr_wait gate has none. Only the QP's
+// own thread touches its request.
+bool SegmentQueued(const QpSlot* s) {
+  const tid_rdma_request& req = s->qp->priv->model_swqe->tid_req;
+  return req.flows[req.setup_head].npagesets != 0;
+}
+
 // A segment's READ response arrived: its TIDs are freed (nothing if none is
 // pending).
 void OpSegmentDone(Participant* p, QpSlot* s) {
@@ -230,7 +240,7 @@ void QpOp(Run* run, Participant* p, QpSlot* s) {
       break;
     case QpState::kOwnedRarr:
       if (r < 20) OpUse(p, run, s);
-      else if (r < 35) OpSegment(p, s);
+      else if (r < 35 && SegmentQueued(s)) OpSegment(p, s);  // its retry
       else if (r < 40) OpSegmentDone(p, s);
       else if (r < 70) OpRarrGrant(p, s);
       else if (r < 90) OpFlushRarr(p, s);
@@ -289,7 +299,9 @@ bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind, int arg) {
       OpResyncAck(p, s);
       return true;
     case kOpSegment:
-      if (!owned && !rarr) return false;
+      // Waiting for TIDs, the requester only retries the segment that
+      // waited (the kernel never starts another meanwhile).
+      if (!owned && !(rarr && SegmentQueued(s))) return false;
       OpSegment(p, s, arg);
       return true;
     case kOpSegmentDone:
