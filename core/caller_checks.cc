@@ -28,6 +28,17 @@ int QpOwning(const ContextState& ctx, int flow) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ct
   return -1;
 }
 
+// core's CheckInvariants of ctx, the harness's bare flows counted as owned
+// (base_refs 1: the QP table's reference), into *out.
+void AddCoreInvariants(const ContextState& ctx, bool quiescent, std::vector<Finding>* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock) {
+  CheckOptions options;
+  options.quiescent = quiescent;
+  options.harness_reserved_flows = ctx.bare_mask;
+  options.base_refs = 1;
+  AddCore(CheckInvariants(*ctx.rcd, ctx.qps, options), out);
+}
+
 }  // namespace
 
 const Finding* FirstFailure(const std::vector<Finding>& findings) {
@@ -40,10 +51,7 @@ const Finding* FirstFailure(const std::vector<Finding>& findings) {
 std::vector<Finding> CheckAfterOp(const ContextState& ctx) {
   lockdep_assert_held(&ctx.rcd->exp_lock);
   std::vector<Finding> out;
-  CheckOptions options;
-  options.quiescent = false;
-  options.harness_reserved_flows = ctx.bare_mask;
-  AddCore(CheckInvariants(*ctx.rcd, ctx.qps, options), &out);
+  AddCoreInvariants(ctx, /*quiescent=*/false, &out);
 
   unsigned int qp_owned = 0;
   for (const rvt_qp* qp : ctx.qps) {
@@ -177,11 +185,7 @@ std::vector<Finding> CheckNoLostWakeup(const ContextState& ctx) {
 std::vector<Finding> CheckAtRest(const ContextState& ctx) {
   lockdep_assert_held(&ctx.rcd->exp_lock);
   std::vector<Finding> out;
-  CheckOptions options;
-  options.quiescent = true;
-  options.harness_reserved_flows = ctx.bare_mask;
-  options.base_refs = 1;
-  AddCore(CheckInvariants(*ctx.rcd, ctx.qps, options), &out);
+  AddCoreInvariants(ctx, /*quiescent=*/true, &out);
   for (Finding& f : CheckNoLostWakeup(ctx)) out.push_back(std::move(f));
   return out;
 }

@@ -5,12 +5,9 @@
 // walk and DMA mapping.
 #include "core/exp_rcv.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/tid_rdma.h"
-#include "lockcheck/lockdep.h"
 
 void tid_group_add_tail(tid_group* grp, exp_tid_set* set) {
   list_add_tail(&grp->list, &set->list);

@@ -146,23 +146,9 @@ void WorkerMain(Run* run, int listed) {
 // The end of an execution, on the controller: every thread ended.
 void EndOfExecution(Run* run) {
   QuiescentPoint(run);
-  for (auto& p : run->participants) {
-    while (!p->bare.empty()) BareRelease(p.get(), p->bare.size() - 1);
-    for (QpSlot& s : p->slots) {
-      if (s.state == QpState::kOwnedRarr) OpRarrGrant(p.get(), &s);
-    }
-  }
+  for (auto& p : run->participants) DrainRelease(p.get());
   do {
-    for (auto& p : run->participants) {
-      for (QpSlot& s : p->slots) {
-        // A grant refused behind another rarr waiter is retried each round,
-        // as the free-running drain does (thread_loop.cc); without it such a
-        // QP waited forever and the drain failed after 10000 rounds.
-        if (s.state == QpState::kOwnedRarr) OpRarrGrant(p.get(), &s);
-        if (s.state == QpState::kWaitingFlow) OpPoll(p.get(), &s);
-        if (s.state == QpState::kOwned) OpRelease(p.get(), &s);
-      }
-    }
+    for (auto& p : run->participants) DrainSlots(p.get());
   } while (DrainRound(run));
   FinalPoint(run);
   for (rvt_qp* qp : run->all_qps) {

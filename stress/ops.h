@@ -20,6 +20,16 @@ namespace stress {
 // qp_ops.cc.
 void QpOp(Run* run, Participant* p, QpSlot* s);
 
+// The final drain's ops on p's own QPs, the same for the free-running
+// driver (thread_loop.cc, each thread its own) and a controlled execution's
+// end (controlled.cc, the controller for every participant):
+// DrainRelease first releases p's bare flows and grants each rarr wait
+// (behind another waiter the grant is refused and the QP stays queued);
+// DrainSlots, once per drain round, retries such a grant, polls a waiting
+// QP and releases an owned flow (its segments first).
+void DrainRelease(Participant* p);
+void DrainSlots(Participant* p);
+
 // The ops the final drain also needs.
 void OpPoll(Participant* p, QpSlot* s);        // did the send engine get the flow?
 void OpRelease(Participant* p, QpSlot* s);     // caller_clear_hw_flow

@@ -313,5 +313,20 @@ bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind, int arg) {
   }
 }
 
+void DrainRelease(Participant* p) {
+  while (!p->bare.empty()) BareRelease(p, p->bare.size() - 1);
+  for (QpSlot& s : p->slots) {
+    if (s.state == QpState::kOwnedRarr) OpRarrGrant(p, &s);
+  }
+}
+
+void DrainSlots(Participant* p) {
+  for (QpSlot& s : p->slots) {
+    if (s.state == QpState::kOwnedRarr) OpRarrGrant(p, &s);  // was behind another
+    if (s.state == QpState::kWaitingFlow) OpPoll(p, &s);
+    if (s.state == QpState::kOwned) OpRelease(p, &s);
+  }
+}
+
 }  // namespace stress
 }  // namespace flowcheck

@@ -29,16 +29,9 @@ void Finish(Run* run, Participant* p) {
 // was granted (and released), then the final checks.
 void Drain(Run* run, Participant* p) {
   p->doing.store("drain: releasing bare flows and rarr waits", std::memory_order_relaxed);
-  while (!p->bare.empty()) BareRelease(p, p->bare.size() - 1);
-  for (QpSlot& s : p->slots) {
-    if (s.state == QpState::kOwnedRarr) OpRarrGrant(p, &s);
-  }
+  DrainRelease(p);
   for (;;) {
-    for (QpSlot& s : p->slots) {
-      if (s.state == QpState::kOwnedRarr) OpRarrGrant(p, &s);  // was behind another
-      if (s.state == QpState::kWaitingFlow) OpPoll(p, &s);
-      if (s.state == QpState::kOwned) OpRelease(p, &s);
-    }
+    DrainSlots(p);
     p->doing.store("drain: parked between rounds", std::memory_order_relaxed);
     run->Beat();
     if (!run->barrier->Arrive([run] { return DrainRound(run); })) break;
