@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-
 void tid_group_add_tail(tid_group* grp, exp_tid_set* set) {
   list_add_tail(&grp->list, &set->list);
   set->count++;
