@@ -41,6 +41,10 @@ const char* CallerOpName(CallerOp op) {
     case CallerOp::kReadReqSegment: return "read_req_segment";
     case CallerOp::kReadRespSegment: return "read_resp_segment";
     case CallerOp::kReadReqClearAll: return "read_req_clear_all";
+    case CallerOp::kReadReqComplete: return "read_req_complete";
+    case CallerOp::kWriteAllocSegment: return "write_alloc_segment";
+    case CallerOp::kWriteDataSegment: return "write_data_segment";
+    case CallerOp::kWriteAllocIdle: return "write_alloc_idle";
   }
   return "?";
 }
@@ -193,10 +197,40 @@ void caller_release_flow(hfi1_ctxtdata* rcd, int idx, CallerObserver* observer) 
   spin_unlock_irqrestore(&rcd->exp_lock, flags);
 }
 
-int read_req_pending_segments(rvt_qp* qp) {
-  const tid_rdma_request& req = qp->priv->model_swqe->tid_req;
+namespace {
+
+int PendingSegments(const tid_rdma_request& req) {
   return (req.setup_head - req.clear_tail) & (MAX_FLOWS - 1);
 }
+
+// rvt_div_round_up_mtu(qp, len) of the request's next segment: a segment
+// that waited for TIDs is retried with its pagesets as they were computed
+// (hfi1_kern_exp_rcv_setup: "called again with previous arguments"),
+// whatever `pset_pages` says now; its length is theirs.
+u32 NextSegmentPackets(const rvt_qp* qp, const tid_rdma_request& req, const u8* pset_pages,
+                       u8 psets) {
+  const tid_rdma_flow& next = req.flows[req.setup_head];
+  u32 pages = 0;
+  if (next.npagesets != 0) {
+    for (int i = 0; i < next.npagesets; ++i) pages += next.pagesets[i].count;
+  } else {
+    for (int i = 0; i < psets; ++i) pages += pset_pages[i];
+  }
+  return ((pages << PAGE_SHIFT) + qp->pmtu - 1) / qp->pmtu;
+}
+
+// A segment that found no TIDs keeps its pagesets for its retry: the request
+// is not done with it (it waits on rarr_queue, or was flushed off it and will
+// be retried when the send engine runs).
+bool HasWaitingSegment(const tid_rdma_request& req) {
+  return req.flows[req.setup_head].npagesets != 0;
+}
+
+}  // namespace
+
+int read_req_pending_segments(rvt_qp* qp) { return PendingSegments(qp->priv->model_swqe->tid_req); }
+
+int write_req_pending_segments(rvt_qp* qp) { return PendingSegments(qp->priv->model_ack->tid_req); }
 
 // The segment callers hold qp->s_lock; the request's qp is that QP, which
 // the analysis cannot see (hfi1_kern_exp_rcv_* assert s_lock at run time).
@@ -207,18 +241,7 @@ int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
   unsigned long flags;
   int ret = 0;
   spin_lock_irqsave(&qp->s_lock, flags);
-  // A segment that waited for TIDs is retried with its pagesets as they
-  // were computed (hfi1_kern_exp_rcv_setup: "called again with previous
-  // arguments"), whatever `pset_pages` says now; its length is theirs.
-  const tid_rdma_flow& next = req->flows[req->setup_head];
-  u32 pages = 0;
-  if (next.npagesets != 0) {
-    for (int i = 0; i < next.npagesets; ++i) pages += next.pagesets[i].count;
-  } else {
-    for (int i = 0; i < psets; ++i) pages += pset_pages[i];
-  }
-  // rvt_div_round_up_mtu(qp, len)
-  const u32 npkts = ((pages << PAGE_SHIFT) + qp->pmtu - 1) / qp->pmtu;
+  const u32 npkts = NextSegmentPackets(qp, *req, pset_pages, psets);
   if (qpriv->flow_state.psn + npkts > MAX_TID_FLOW_PSN - 1) {
     // TID_REQUEST_SYNC: with segments in flight the kernel waits for them
     // (pending_tid_r_segs); then it frees the flow for a new generation.
@@ -256,4 +279,93 @@ void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer)
   hfi1_kern_exp_rcv_clear_all(&qp->priv->model_swqe->tid_req);
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqClearAll, 0, 0);
   spin_unlock_irqrestore(&qp->s_lock, flags);
+}
+
+int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  int ret = -EBUSY;
+  // A READ with a segment in flight or one not yet sent is not complete.
+  if (read_req_pending_segments(qp) == 0 && !HasWaitingSegment(qp->priv->model_swqe->tid_req)) {
+    // "Clear the hw flow under two conditions: ... 2. Current request is
+    // completed and there are no more requests." (tid_r_comp == tid_r_reqs)
+    hfi1_kern_clear_hw_flow(qp->priv->rcd, qp);
+    ret = 0;
+  }
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqComplete, 0, ret);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return ret;
+}
+
+// hfi1_tid_write_alloc_resources' loop body for one segment, in its order
+// (tid_rdma.c; the RNR NAK bookkeeping and the ack queue walk left out).
+int caller_write_alloc_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
+                               CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  hfi1_qp_priv* qpriv = qp->priv;
+  tid_rdma_request* req = &qpriv->model_ack->tid_req;
+  unsigned long flags;
+  int ret = 0;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  if (qpriv->alloc_w_segs >= TID_RDMA_MAX_WRITE_SEGS_PER_REQ) {
+    ret = -EBUSY;  // "Can allocate only a maximum of local->max_write for a QP"
+  } else if (qpriv->sync_pt && qpriv->alloc_w_segs) {
+    ret = -EBUSY;  // "Don't allocate at a sync point with data packets pending"
+  } else if (qpriv->sync_pt) {
+    // "All data received at the sync point, continue"
+    hfi1_kern_clear_hw_flow(qpriv->rcd, qp);
+    qpriv->sync_pt = false;
+  }
+  // "Allocate flow if we don't have one"
+  if (ret == 0 && qpriv->flow_state.index >= RXE_NUM_TID_FLOWS &&
+      hfi1_kern_setup_hw_flow(qpriv->rcd, qp) != 0) {
+    ret = -EAGAIN;
+  }
+  if (ret == 0 &&
+      qpriv->flow_state.psn + NextSegmentPackets(qp, *req, pset_pages, psets) >
+          MAX_TID_FLOW_PSN - 1) {
+    qpriv->sync_pt = true;  // "We are at a sync point if we run out of KDETH PSN space."
+    ret = -EBUSY;
+  }
+  if (ret == 0) {
+    rvt_sge_state ss{pset_pages, psets};
+    bool last = false;
+    ret = hfi1_kern_exp_rcv_setup(req, &ss, &last);
+    if (ret == 0) ++qpriv->alloc_w_segs;
+  }
+  if (observer != nullptr) {
+    ObserveWithSLock(observer, qp, CallerOp::kWriteAllocSegment, psets, ret);
+  }
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return ret;
+}
+
+int caller_write_data_segment(rvt_qp* qp, CallerObserver* observer)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  int ret = -EINVAL;
+  if (qp->priv->alloc_w_segs != 0) {
+    ret = hfi1_kern_exp_rcv_clear(&qp->priv->model_ack->tid_req);
+    if (ret == 0) --qp->priv->alloc_w_segs;
+  }
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kWriteDataSegment, 0, ret);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return ret;
+}
+
+int caller_write_alloc_idle(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  hfi1_qp_priv* qpriv = qp->priv;
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  int cleared = 0;
+  if (HasWaitingSegment(qpriv->model_ack->tid_req)) {
+    cleared = -EBUSY;  // the request still has that segment to allocate
+  } else if (qpriv->flow_state.index < RXE_NUM_TID_FLOWS && !qpriv->alloc_w_segs) {
+    // "No requests left to process ... If all data has been received, clear the flow"
+    hfi1_kern_clear_hw_flow(qpriv->rcd, qp);
+    cleared = 1;
+  }
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kWriteAllocIdle, 0, cleared);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
+  return cleared;
 }

@@ -56,9 +56,43 @@
 //                                -EINVAL if no segment is pending)
 //   caller_read_req_clear_all(qp) the request ends (QP error, completion):
 //                                s_lock -> hfi1_kern_exp_rcv_clear_all
+//   caller_read_req_complete(qp) the READ response that completes every
+//                                posted TID READ (tid_r_comp == tid_r_reqs in
+//                                hfi1_rc_rcv_tid_rdma_read_resp): s_lock ->
+//                                hfi1_kern_clear_hw_flow; -EBUSY (nothing
+//                                done) while a READ segment is pending or
+//                                waits to be set up (the READ is not complete)
+//   caller_write_alloc_segment(qp, pset_pages, psets)
+//                                the WRITE responder allocating the next
+//                                segment of the TID WRITE it answers
+//                                (hfi1_tid_write_alloc_resources' resource
+//                                steps, in its order): s_lock (irq); -EBUSY at
+//                                max_write segments pending, or at a sync
+//                                point with segments pending (one with none:
+//                                hfi1_kern_clear_hw_flow, the sync point
+//                                passed); the flow if the QP owns none:
+//                                hfi1_kern_setup_hw_flow (-EAGAIN: on
+//                                flow_queue); a segment that would pass the
+//                                flow's PSN space makes a sync point: -EBUSY;
+//                                hfi1_kern_exp_rcv_setup (-EAGAIN: on
+//                                rarr_queue); 0: alloc_w_segs + 1. Retried
+//                                segments keep their pagesets, as for READ
+//   caller_write_data_segment(qp) a segment's last data packet arrived
+//                                (hfi1_rc_rcv_tid_rdma_write_data): s_lock ->
+//                                hfi1_kern_exp_rcv_clear, alloc_w_segs - 1;
+//                                -EINVAL if no segment is pending
+//   caller_write_alloc_idle(qp)  the allocator finds no request left to
+//                                allocate for (r_tid_alloc == r_tid_head):
+//                                s_lock; if the QP owns a flow and no WRITE
+//                                segment is pending, hfi1_kern_clear_hw_flow
+//                                (returns 1 if it cleared, else 0); -EBUSY
+//                                (nothing done) while a WRITE segment waits to
+//                                be allocated: the request is not done
 // The segment functions run the RcvArray side (core/exp_rcv.h) on the QP's
-// one READ request (hfi1_qp_priv::model_swqe); the rarr_* functions are its
-// wait-queue gate alone, without TIDs.
+// one READ request (hfi1_qp_priv::model_swqe) and its one TID WRITE request
+// (model_ack). Both roles share the QP's one flow (flow_state) and its one
+// tid_wait node, as in the kernel. The rarr_* functions are the wait-queue
+// gate alone, without TIDs.
 //
 // Observing a call under its locks. Every caller except caller_set_wants_flow
 // takes an optional CallerObserver (nullptr by default: one pointer test, no
@@ -97,6 +131,10 @@ enum class CallerOp {
   kReadReqSegment,
   kReadRespSegment,
   kReadReqClearAll,
+  kReadReqComplete,
+  kWriteAllocSegment,
+  kWriteDataSegment,
+  kWriteAllocIdle,
 };
 
 // "setup_hw_flow", "reserve_flow", ...: the caller's name without "caller_".
@@ -145,8 +183,15 @@ int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
                             CallerObserver* observer = nullptr);
 int caller_read_resp_segment(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer = nullptr);
+int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer = nullptr);
+int caller_write_alloc_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
+                               CallerObserver* observer = nullptr);
+int caller_write_data_segment(rvt_qp* qp, CallerObserver* observer = nullptr);
+int caller_write_alloc_idle(rvt_qp* qp, CallerObserver* observer = nullptr);
 // Segments of the QP's READ request set up and not yet cleared. s_lock.
 int read_req_pending_segments(rvt_qp* qp) __must_hold(&qp->s_lock);
+// The same for its TID WRITE request (the kernel's alloc_w_segs). s_lock.
+int write_req_pending_segments(rvt_qp* qp) __must_hold(&qp->s_lock);
 int caller_reserve_flow(hfi1_ctxtdata* rcd, int last, CallerObserver* observer = nullptr);
 void caller_release_flow(hfi1_ctxtdata* rcd, int idx, CallerObserver* observer = nullptr);
 

@@ -230,10 +230,83 @@ TEST_F(CallersTest, SegmentsAdvanceThePsnAndTheBudgetForcesANewGeneration)
   EXPECT_TRUE(lock_reports_.reports().empty());
 }
 
+// The WRITE responder's segments, in hfi1_tid_write_alloc_resources' order:
+// each takes the QP's flow (set up if it owns none) and TIDs, at most
+// max_write (4) at once; its data arriving frees them; a sync point waits for
+// every pending segment, then changes the generation; with nothing left to
+// allocate, the flow is cleared.
+TEST_F(CallersTest, WriteResponderSegmentsShareTheFlowAndStopAtMaxWriteAndSyncPoints)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  rvt_qp* qp = model_.qp(0);
+  hfi1_qp_priv* priv = qp->priv;
+  const u8 pages[4] = {4, 4, 4, 4};  // 16 pages: 16 packets of 4 KiB
+  for (int i = 0; i < TID_RDMA_MAX_WRITE_SEGS_PER_REQ; ++i) {
+    ASSERT_EQ(caller_write_alloc_segment(qp, pages, 4, &rec_), 0) << i;
+  }
+  EXPECT_LT(priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  EXPECT_EQ(priv->alloc_w_segs, 4u);
+  EXPECT_EQ(priv->flow_state.psn, 64u);
+  EXPECT_EQ(caller_write_alloc_segment(qp, pages, 4), -EBUSY);  // max_write
+  EXPECT_EQ(caller_write_alloc_idle(qp), 0);  // data pending: the flow stays
+  // A READ of the same QP uses the same flow.
+  const u32 flow = priv->flow_state.index;
+  ASSERT_EQ(caller_read_req_segment(qp, pages, 4), 0);
+  EXPECT_EQ(priv->flow_state.index, flow);
+  EXPECT_EQ(priv->flow_state.psn, 80u);
+  ASSERT_EQ(caller_read_resp_segment(qp), 0);
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(caller_write_data_segment(qp, &rec_), 0) << i;
+  EXPECT_EQ(caller_write_data_segment(qp), -EINVAL);  // none pending
+  EXPECT_EQ(priv->alloc_w_segs, 0u);
+  EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
+
+  // Run the flow's PSNs up to 2032: the next segment of 16 packets would
+  // reach 2048, so it makes a sync point instead; it passes once no segment
+  // is pending, with a new generation.
+  const u32 generation = priv->flow_state.generation;
+  while (priv->flow_state.psn + 16 <= MAX_TID_FLOW_PSN - 1) {
+    ASSERT_EQ(caller_write_alloc_segment(qp, pages, 4), 0);
+    if (priv->flow_state.psn + 16 <= MAX_TID_FLOW_PSN - 1) {
+      ASSERT_EQ(caller_write_data_segment(qp), 0);
+    }
+  }
+  EXPECT_EQ(caller_write_alloc_segment(qp, pages, 4), -EBUSY);
+  EXPECT_TRUE(priv->sync_pt);
+  EXPECT_EQ(caller_write_alloc_segment(qp, pages, 4), -EBUSY);  // one still pending
+  ASSERT_EQ(caller_write_data_segment(qp), 0);
+  ASSERT_EQ(caller_write_alloc_segment(qp, pages, 4), 0);
+  EXPECT_FALSE(priv->sync_pt);
+  EXPECT_EQ(priv->flow_state.psn, 16u);
+  EXPECT_EQ(priv->flow_state.generation, kern_flow_generation_next(generation));
+  ASSERT_EQ(caller_write_data_segment(qp), 0);
+  EXPECT_EQ(caller_write_alloc_idle(qp, &rec_), 1);
+  EXPECT_EQ(priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  EXPECT_THAT(Ops(rec_.seen).back(), CallerOp::kWriteAllocIdle);
+  EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
+  EXPECT_TRUE(lock_reports_.reports().empty());
+}
+
+// A request with a segment that found no TIDs is not done: neither the READ
+// completion nor the WRITE allocator's idle path frees the flow under it.
+TEST_F(CallersTest, AWaitingSegmentKeepsItsRequestOpen) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  const u8 full[16] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};  // 16 TID entries
+  rvt_qp* other = model_.qp(1);
+  for (int i = 0; i < kModelExpectedCount / 16; ++i) {
+    ASSERT_EQ(caller_read_req_segment(other, full, 16), 0) << i;  // the RcvArray is full
+  }
+  rvt_qp* qp = model_.qp(0);
+  ASSERT_EQ(caller_read_req_segment(qp, full, 16), -EAGAIN);  // on rarr_queue
+  EXPECT_EQ(caller_read_req_complete(qp, &rec_), -EBUSY);
+  ASSERT_EQ(caller_write_alloc_segment(qp, full, 16), -EAGAIN);
+  EXPECT_EQ(caller_write_alloc_idle(qp), -EBUSY);
+  EXPECT_LT(qp->priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
+}
+
 TEST(CallerOpNameTest, NamesEveryOp) {
   EXPECT_STREQ(CallerOpName(CallerOp::kSetupHwFlow), "setup_hw_flow");
   EXPECT_STREQ(CallerOpName(CallerOp::kGiveUpFlowWait), "give_up_flow_wait");
   EXPECT_STREQ(CallerOpName(CallerOp::kReleaseFlow), "release_flow");
+  EXPECT_STREQ(CallerOpName(CallerOp::kWriteAllocSegment), "write_alloc_segment");
 }
 
 }  // namespace

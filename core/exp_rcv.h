@@ -111,6 +111,13 @@ struct hfi1_swqe_priv {
   tid_rdma_request tid_req;
 };
 
+// verbs.h: an ack queue entry's private part, reduced to its TID RDMA request
+// (ack_to_tid_req): the WRITE responder's. The model's QP has one
+// (hfi1_qp_priv::model_ack).
+struct hfi1_ack_priv {
+  tid_rdma_request tid_req;
+};
+
 // rdmavt's rvt_sge_state, as the model's segments give it: the pagesets
 // tid_rdma_find_phys_blocks_4k/8k would make of the segment's pages (those
 // helpers run verbatim in upstream/pages). `psets` entries, each 1..32 pages.

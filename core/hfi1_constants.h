@@ -54,6 +54,7 @@ inline constexpr u32 TID_RDMA_MAX_SEGMENT_SIZE = 1u << 18;  // 256 KiB
 inline constexpr int TID_RDMA_MAX_PAGES = TID_RDMA_MAX_SEGMENT_SIZE >> PAGE_SHIFT;  // 64
 inline constexpr int MAX_FLOWS = 8;
 inline constexpr u16 TID_RDMA_MAX_READ_SEGS_PER_REQ = 6;
+inline constexpr u16 TID_RDMA_MAX_WRITE_SEGS_PER_REQ = 4;
 // NOT KERNEL: the model gives each context this many expected RcvArray
 // entries (the kernel: what is left after the eager entries, thousands), few
 // enough that a handful of segments exhaust them and QPs wait on rarr_queue.

@@ -108,9 +108,7 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   if (!options.quiescent) return;
   u32 live_cnt = 0;
   std::vector<int> owner(rcd.expected_count, -1);
-  for (rvt_qp* qp : qps) {
-    if (qp->priv->model_swqe == nullptr) continue;
-    const tid_rdma_request& req = qp->priv->model_swqe->tid_req;
+  const auto add_live = [&](const tid_rdma_request& req, u32 qpn) {
     for (u16 s = req.clear_tail; s != req.setup_head; s = (s + 1) & (MAX_FLOWS - 1)) {
       const tid_rdma_flow& flow = req.flows[s];
       for (int n = 0; n < flow.tnode_cnt; ++n) {
@@ -120,12 +118,17 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
           if (o >= 0) {
             c->Add(Invariant::kG7, Severity::kViolation,
                    "RcvArray entry %u belongs to two live segments (qp %u and qp %u)", entry,
-                   static_cast<u32>(o), qp->qp_num);
+                   static_cast<u32>(o), qpn);
           }
-          o = static_cast<int>(qp->qp_num);
+          o = static_cast<int>(qpn);
         });
       }
     }
+  };
+  // Each QP's READ request (requester) and TID WRITE request (responder).
+  for (rvt_qp* qp : qps) {
+    if (qp->priv->model_swqe != nullptr) add_live(qp->priv->model_swqe->tid_req, qp->qp_num);
+    if (qp->priv->model_ack != nullptr) add_live(qp->priv->model_ack->tid_req, qp->qp_num);
   }
   if (live_cnt != used_sum) {
     c->Add(Invariant::kG5, Severity::kViolation,

@@ -52,6 +52,10 @@ rvt_qp* hfi1_model_create_qp(hfi1_devdata* dd, u32 qpn) {
   // TID_RDMA_MAX_READ_SEGS_PER_REQ segments (the kernel's max_read).
   qp->priv->model_swqe = new hfi1_swqe_priv();
   hfi1_model_init_trdma_req(&qp->priv->model_swqe->tid_req, qp, TID_RDMA_MAX_READ_SEGS_PER_REQ);
+  // One ack queue entry whose TID WRITE request may hold up to
+  // TID_RDMA_MAX_WRITE_SEGS_PER_REQ segments (the kernel's max_write).
+  qp->priv->model_ack = new hfi1_ack_priv();
+  hfi1_model_init_trdma_req(&qp->priv->model_ack->tid_req, qp, TID_RDMA_MAX_WRITE_SEGS_PER_REQ);
   return qp;
 }
 
@@ -85,6 +89,7 @@ int hfi1_model_teardown_qp(rvt_qp* qp) {
 
 void hfi1_model_free_qp(rvt_qp* qp) {
   delete qp->priv->model_swqe;
+  delete qp->priv->model_ack;
   delete qp->priv;
   delete qp;
 }

@@ -32,6 +32,7 @@
 
 struct hfi1_qp_priv;
 struct hfi1_swqe_priv;
+struct hfi1_ack_priv;
 struct page;  // opaque, as in the kernel
 
 // include/rdma/rdmavt_qp.h: struct rvt_qp, trimmed.
@@ -90,6 +91,15 @@ struct hfi1_qp_priv {
   // WQE, wqe->priv): its tid_req is the READ request whose segments take
   // TIDs (core/exp_rcv.h). Owned by the QP; s_lock.
   hfi1_swqe_priv* model_swqe = nullptr;
+  // NOT KERNEL: the QP's one ack queue entry's private part (the kernel has
+  // one per entry, e->priv): its tid_req is the TID WRITE request the QP
+  // answers as responder, whose segments take TIDs too. Owned; s_lock.
+  hfi1_ack_priv* model_ack = nullptr;
+  // The WRITE responder's allocator state (hfi1_tid_write_alloc_resources),
+  // s_lock: segments allocated whose data has not all arrived, and whether
+  // the flow's PSN space ran out (the next generation waits for them).
+  u32 alloc_w_segs = 0;
+  bool sync_pt = false;
   page** pages = nullptr;  // the kernel's page array for kern_get_phys_blocks; unused
 };
 // list_first_entry()/container_of() on tid_wait and the work items.

@@ -71,6 +71,36 @@ TEST(R1, FlowGrantToARarrWaiterUnlinksItFromRarrQueue) {
   EXPECT_FALSE(flowcheck::HasSeverity(v, Severity::kViolation)) << flowcheck::FormatViolations(v);
 }
 
+// [R-1]'s grant path from the kernel's own callers (docs/findings.md): one
+// QP that is a TID READ requester and a TID WRITE responder at once shares
+// one flow and one tid_wait node between the roles. Its WRITE segment waits
+// for RcvArray space; the READ response that completes its last READ frees
+// the flow (hfi1_rc_rcv_tid_rdma_read_resp); the WRITE allocator then sets
+// up a flow, whose grant unlinks the RcvArray wait and charges flow_queue.
+TEST(R1, AReadCompletionUnderAWaitingWriteResponderReachesTheGrantPath) {
+  TestModel m(2);
+  const u8 full[16] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};  // 16 TID entries
+  ASSERT_EQ(caller_read_req_segment(m.qp(0), full, 16), 0);  // flow and TIDs
+  for (int i = 1; i < kModelExpectedCount / 16; ++i) {
+    ASSERT_EQ(caller_read_req_segment(m.qp(1), full, 16), 0) << i;  // the RcvArray is full
+  }
+  ASSERT_EQ(caller_write_alloc_segment(m.qp(0), full, 16), -EAGAIN);  // the same flow; no TIDs
+  EXPECT_THAT(m.rarr_queue_qpns(), ElementsAre(1u));
+  ASSERT_EQ(caller_read_resp_segment(m.qp(0)), 0);   // frees 16 entries, wakes qp 0
+  ASSERT_EQ(caller_read_req_complete(m.qp(0)), 0);   // tid_r_comp == tid_r_reqs: flow freed
+  EXPECT_THAT(m.Check(), IsEmpty());
+  ASSERT_EQ(caller_write_alloc_segment(m.qp(0), full, 16), 0);  // setup, then the TIDs
+  EXPECT_THAT(m.rarr_queue_qpns(), IsEmpty());
+  EXPECT_EQ(m.rarr_counters().dequeue, 0u);  // its removal was never counted
+  EXPECT_EQ(m.flow_counters().dequeue, 1u);  // charged to flow_queue instead
+  std::vector<InvariantViolation> v = m.Check();
+  EXPECT_THAT(Ids(v), ElementsAre("W5", "W5"));
+  for (const InvariantViolation& x : v) {
+    EXPECT_EQ(x.severity, Severity::kUpstreamDivergence) << x.ToString();
+    EXPECT_THAT(x.detail, HasSubstr("[R-1]"));
+  }
+}
+
 // Finds the first seed whose context gets a RESERVED initial generation.
 u64 FirstSeedWithReservedGeneration(int* flow) {
   for (u64 seed = 0; seed < (1u << 22); ++seed) {

@@ -207,10 +207,14 @@ void SectionObserver::Check(hfi1_ctxtdata* rcd, const CallerEvent& e) {
         compared_ret = true;
         break;
       case CallerOp::kReleaseFlow: o.ReleaseFlow(static_cast<int>(e.arg)); break;
-      case CallerOp::kGiveUpFlowWait:  // not issued by this target
-      case CallerOp::kReadReqSegment:  // nor the segments (the RcvArray
-      case CallerOp::kReadRespSegment:  // side has no fuzz op and no oracle
-      case CallerOp::kReadReqClearAll:  // yet)
+      case CallerOp::kGiveUpFlowWait:    // not issued by this target
+      case CallerOp::kReadReqSegment:    // nor the segments (the RcvArray
+      case CallerOp::kReadRespSegment:   // side has no fuzz op and no
+      case CallerOp::kReadReqClearAll:   // oracle yet)
+      case CallerOp::kReadReqComplete:
+      case CallerOp::kWriteAllocSegment:
+      case CallerOp::kWriteDataSegment:
+      case CallerOp::kWriteAllocIdle:
         break;
     }
   }
