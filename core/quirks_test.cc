@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/callers.h"
+#include "core/exp_rcv.h"
 #include "core/invariants.h"
 #include "core/test_model.h"
 #include "core/tid_rdma.h"
@@ -99,6 +100,36 @@ TEST(R1, AReadCompletionUnderAWaitingWriteResponderReachesTheGrantPath) {
     EXPECT_EQ(x.severity, Severity::kUpstreamDivergence) << x.ToString();
     EXPECT_THAT(x.detail, HasSubstr("[R-1]"));
   }
+}
+
+// The same sharing, seen from the flow: the READ completion's clear does not
+// look at the WRITE responder's segments (nor does the responder's idle
+// clear look at the READ's), so a QP in both roles can lose the flow under a
+// live WRITE segment, and another QP can be given that flow while the
+// segment's data is still due on it (docs/findings.md: a hypothesis about
+// the roles, not an invariant violation).
+TEST(CrossRole, AReadCompletionFreesTheFlowUnderALiveWriteSegment) {
+  TestModel m(2);
+  const u8 pages[4] = {4, 4, 4, 4};
+  ASSERT_EQ(caller_read_req_segment(m.qp(0), pages, 4), 0);
+  ASSERT_EQ(caller_write_alloc_segment(m.qp(0), pages, 4), 0);  // on the READ's flow
+  const tid_rdma_request& write = m.priv(0)->model_ack->tid_req;
+  const u32 flow = write.flows[write.clear_tail].idx;
+  ASSERT_EQ(caller_read_resp_segment(m.qp(0)), 0);
+  ASSERT_EQ(caller_read_req_complete(m.qp(0)), 0);  // tid_r_comp == tid_r_reqs
+  EXPECT_EQ(m.priv(0)->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  EXPECT_EQ(m.priv(0)->alloc_w_segs, 1u);  // the WRITE segment is still live
+  ASSERT_EQ(caller_setup_hw_flow(m.qp(1)), 0);
+  EXPECT_EQ(m.priv(1)->flow_state.index, flow);  // handed to another QP
+  EXPECT_THAT(m.Check(), IsEmpty());             // no invariant covers it
+  // And the other way round: the responder's idle clear under a live READ
+  // segment.
+  ASSERT_EQ(caller_write_data_segment(m.qp(0)), 0);
+  ASSERT_EQ(caller_read_req_segment(m.qp(0), pages, 4), 0);  // a new flow
+  EXPECT_EQ(caller_write_alloc_idle(m.qp(0)), 1);
+  EXPECT_EQ(m.priv(0)->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  const tid_rdma_request& read = m.priv(0)->model_swqe->tid_req;
+  EXPECT_EQ((read.setup_head - read.clear_tail) & (MAX_FLOWS - 1), 1);  // still live
 }
 
 // Finds the first seed whose context gets a RESERVED initial generation.
