@@ -289,6 +289,10 @@ int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREA
   if (read_req_pending_segments(qp) == 0 && !HasWaitingSegment(qp->priv->model_swqe->tid_req)) {
     // "Clear the hw flow under two conditions: ... 2. Current request is
     // completed and there are no more requests." (tid_r_comp == tid_r_reqs)
+    // It does not look at the WRITE responder's segments ([R-10]).
+    if (qp->priv->flow_state.index < RXE_NUM_TID_FLOWS && write_req_pending_segments(qp) != 0) {
+      ++qp->priv->model_cross_role_clears;
+    }
     hfi1_kern_clear_hw_flow(qp->priv->rcd, qp);
     ret = 0;
   }
@@ -362,6 +366,8 @@ int caller_write_alloc_idle(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREAD
     cleared = -EBUSY;  // the request still has that segment to allocate
   } else if (qpriv->flow_state.index < RXE_NUM_TID_FLOWS && !qpriv->alloc_w_segs) {
     // "No requests left to process ... If all data has been received, clear the flow"
+    // It does not look at the READ requester's segments ([R-10]).
+    if (read_req_pending_segments(qp) != 0) ++qpriv->model_cross_role_clears;
     hfi1_kern_clear_hw_flow(qpriv->rcd, qp);
     cleared = 1;
   }

@@ -285,6 +285,19 @@ TEST_F(CallersTest, WriteResponderSegmentsShareTheFlowAndStopAtMaxWriteAndSyncPo
   EXPECT_TRUE(lock_reports_.reports().empty());
 }
 
+// The WRITE allocator frees the flow only when no WRITE segment is pending
+// (alloc_w_segs): the segments' data arrives on it (R7).
+TEST_F(CallersTest, TheWriteAllocatorKeepsTheFlowWhileItsSegmentsArePending) {
+  const u8 pages[4] = {4, 4, 4, 4};
+  ASSERT_EQ(caller_write_alloc_segment(model_.qp(0), pages, 4), 0);
+  EXPECT_EQ(caller_write_alloc_idle(model_.qp(0)), 0);
+  ASSERT_EQ(caller_setup_hw_flow(model_.qp(1)), 0);  // takes the lowest free flow
+  EXPECT_THAT(flowcheck::testing::Ids(model_.Check()), ::testing::IsEmpty());
+  ASSERT_EQ(caller_write_data_segment(model_.qp(0)), 0);
+  EXPECT_EQ(caller_write_alloc_idle(model_.qp(0)), 1);
+  EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
+}
+
 // A request with a segment that found no TIDs is not done: neither the READ
 // completion nor the WRITE allocator's idle path frees the flow under it.
 TEST_F(CallersTest, AWaitingSegmentKeepsItsRequestOpen) ABSL_NO_THREAD_SAFETY_ANALYSIS {

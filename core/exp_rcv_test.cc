@@ -182,6 +182,8 @@ TEST_F(GRules, G7AnEntryInTwoLiveSegments) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   TestModel m(2);
   ASSERT_EQ(Segment(m, 0, 4), 0);
   tid_rdma_request* other = Req(m, 1);
+  ASSERT_EQ(caller_setup_hw_flow(m.qp(1)), 0);  // its slot runs on its own flow (R7)
+  other->flows[0].idx = m.priv(1)->flow_state.index;
   other->flows[0].tnode[0] = Req(m, 0)->flows[0].tnode[0];
   other->flows[0].tnode_cnt = 1;
   other->setup_head = 1;

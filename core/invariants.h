@@ -60,6 +60,7 @@ enum class Invariant {
   kF1, kF2, kF3, kF4, kF5, kF6,
   kW1, kW2, kW3, kW4, kW5, kW6,
   kG1, kG2, kG3, kG4, kG5, kG7,
+  kR7,
   kArg, kCount
 };
 inline constexpr CheckId<Invariant> kInvariantIds[] = {
@@ -103,6 +104,9 @@ inline constexpr CheckId<Invariant> kInvariantIds[] = {
     {Invariant::kG7, "G7",
      "no RcvArray entry programmed while valid, or valid while free in its group; none held by "
      "two live segments (at rest)"},
+    {Invariant::kR7, "R7",
+     "a live segment runs on its QP's flow: a QP with set-up slots in its READ or WRITE "
+     "request owns a flow, the one every such slot carries (checked at rest only)"},
     {Invariant::kArg, "ARG", "a QP of another context was passed to the checker (a caller error)"},
 };
 static_assert(WellFormedIdTable(kInvariantIds), "one row per Invariant, distinct token ids");

@@ -2,8 +2,10 @@
 // groups") over a context's RcvArray groups, its entries and, at rest, the
 // live segments of its QPs' requests (core/exp_rcv.h).
 #include <bitset>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "core/exp_rcv.h"
 #include "core/invariants_internal.h"
 
@@ -108,9 +110,22 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   if (!options.quiescent) return;
   u32 live_cnt = 0;
   std::vector<int> owner(rcd.expected_count, -1);
-  const auto add_live = [&](const tid_rdma_request& req, u32 qpn) {
+  const auto add_live = [&](const tid_rdma_request& req, const rvt_qp* qp, const char* role) {
+    const u32 qpn = qp->qp_num;
+    const tid_flow_state& fs = qp->priv->flow_state;
     for (u16 s = req.clear_tail; s != req.setup_head; s = (s + 1) & (MAX_FLOWS - 1)) {
       const tid_rdma_flow& flow = req.flows[s];
+      // R7: the segment's data arrives on the flow it was set up with.
+      if (fs.index >= RXE_NUM_TID_FLOWS || flow.idx != fs.index) {
+        const bool cross = qp->priv->model_cross_role_clears != 0;
+        const std::string owns = fs.index >= RXE_NUM_TID_FLOWS
+                                     ? std::string("owns no flow")
+                                     : absl::StrFormat("owns flow %u", fs.index);
+        c->Add(Invariant::kR7, cross ? Severity::kUpstreamDivergence : Severity::kViolation,
+               "%sqp %u's live %s segment (slot %u) was set up on flow %u, but the QP %s%s",
+               cross ? "[R-10] " : "", qpn, role, s, flow.idx, owns,
+               cross ? " (the other role freed the shared flow under it)" : "");
+      }
       for (int n = 0; n < flow.tnode_cnt; ++n) {
         live_cnt += flow.tnode[n].cnt;
         ForEachEntry(flow.tnode[n], [&](u32 entry) {
@@ -127,8 +142,8 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   };
   // Each QP's READ request (requester) and TID WRITE request (responder).
   for (rvt_qp* qp : qps) {
-    if (qp->priv->model_swqe != nullptr) add_live(qp->priv->model_swqe->tid_req, qp->qp_num);
-    if (qp->priv->model_ack != nullptr) add_live(qp->priv->model_ack->tid_req, qp->qp_num);
+    if (qp->priv->model_swqe != nullptr) add_live(qp->priv->model_swqe->tid_req, qp, "READ");
+    if (qp->priv->model_ack != nullptr) add_live(qp->priv->model_ack->tid_req, qp, "WRITE");
   }
   if (live_cnt != used_sum) {
     c->Add(Invariant::kG5, Severity::kViolation,

@@ -100,6 +100,11 @@ struct hfi1_qp_priv {
   // the flow's PSN space ran out (the next generation waits for them).
   u32 alloc_w_segs = 0;
   bool sync_pt = false;
+  // NOT KERNEL, model audit (s_lock): times one role freed the QP's shared
+  // flow while the other role had segments live on it (the READ completion
+  // under WRITE segments, the WRITE allocator's idle clear under READ
+  // segments): R7 then reports as an upstream divergence.
+  u32 model_cross_role_clears = 0;
   page** pages = nullptr;  // the kernel's page array for kern_get_phys_blocks; unused
 };
 // list_first_entry()/container_of() on tid_wait and the work items.
