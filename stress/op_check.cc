@@ -54,7 +54,8 @@ void OpCheck::UnderLock(hfi1_ctxtdata* rcd, const CallerEvent& e) {
     case CallerOp::kClearHwFlow: Clear(e); return;
     case CallerOp::kReserveFlow: BareReserve(e); return;
     case CallerOp::kReleaseFlow: BareRelease(e); return;
-    case CallerOp::kReadReqSegment: Segment(e); return;
+    case CallerOp::kReadReqSegment:
+    case CallerOp::kWriteAllocSegment: Segment(e); return;
     case CallerOp::kGiveUpFlowWait:
       // Given up only if the flow had not been granted in the meantime.
       if (e.ret == 0) {
@@ -90,19 +91,21 @@ void OpCheck::Clear(const CallerEvent& e) {
   CheckContext(p_, *ctx_, where_);
 }
 
-// A segment: set up (on no queue), short of TIDs (on rarr_queue), or, when
-// its generation had to change and no flow was free, waiting for one (on
+// A segment (READ requester's or WRITE responder's): set up (on no queue),
+// short of TIDs (on rarr_queue), or, when it needed a flow (a new generation,
+// or the WRITE responder's first) and none was free, waiting for one (on
 // flow_queue, the request layer wanting a flow, as after a setup); a full
-// ring or pending segments (-EINVAL, -EBUSY) change nothing.
+// ring, pending segments or max_write (-EINVAL, -EBUSY) change nothing.
 void OpCheck::Segment(const CallerEvent& e) {
   rvt_qp* qp = e.qp;
   lockdep_assert_held(&qp->s_lock);
-  lost_flow_ = qp->priv->flow_state.index == RXE_NUM_TID_FLOWS;
+  const bool no_flow = qp->priv->flow_state.index == RXE_NUM_TID_FLOWS;
+  lost_flow_ = no_flow && e.ret == -EAGAIN;
   if (lost_flow_) {
     wanted_flow_before_ = qp->priv->model_req.wants_flow;
-    qp->priv->model_req.wants_flow = e.ret != 0;
+    qp->priv->model_req.wants_flow = true;
     Judge(p_, CheckSetupResult(*ctx_, qp, e.ret), where_);
-  } else if (e.ret == 0 || e.ret == -EAGAIN) {
+  } else if (!no_flow && (e.ret == 0 || e.ret == -EAGAIN)) {
     CheckQueue(p_, *ctx_, where_, qp, e.ret == 0 ? 0 : 'r');
   }
   CheckContext(p_, *ctx_, where_);

@@ -46,7 +46,8 @@ class OpCheck : public CallerObserver {
   // flow for a waiting QP, so for a retried setup `false` means the flow had
   // already been granted (hfi1_kern_setup_hw_flow then changed nothing).
   bool wanted_flow_before() const { return wanted_flow_before_; }
-  // After a segment (caller_read_req_segment) that returned -EAGAIN: whether
+  // After a segment (caller_read_req_segment, caller_write_alloc_segment)
+  // that returned -EAGAIN: whether
   // the QP had lost its flow (a new generation: it waits on flow_queue, its
   // request layer wanting a flow) rather than waiting for TIDs on rarr_queue.
   bool lost_flow() const { return lost_flow_; }

@@ -31,6 +31,9 @@ bool ParseInt(const std::string& s, int* out) {
   return true;
 }
 
+// The ops whose second argument is a segment's pagesets.
+bool HasPagesets(ListedOpKind kind) { return kind == kOpSegment || kind == kOpWriteAlloc; }
+
 // The state a QP would be in, as the generator imagines it.
 enum class Sim { kIdle, kOwned, kWaiting, kOwnedRarr };
 
@@ -41,7 +44,7 @@ const char* ListedOpName(ListedOpKind kind) { return kNames[kind]; }
 std::string FormatOps(const std::vector<ListedOp>& ops) {
   std::vector<std::string> parts;
   for (const ListedOp& op : ops) {
-    const bool two = op.kind == kOpBareReserve || (op.kind == kOpSegment && op.b != 0);
+    const bool two = op.kind == kOpBareReserve || (HasPagesets(op.kind) && op.b != 0);
     parts.push_back(two ? absl::StrCat(kNames[op.kind], "@", op.a, ".", op.b)
                         : absl::StrCat(kNames[op.kind], "@", op.a));
   }
@@ -69,14 +72,16 @@ bool ParseOps(const std::string& text, std::vector<ListedOp>* ops, std::string* 
       const size_t dot = args.find('.');
       if (!ParseInt(args.substr(0, dot), &op.a) || op.a < 0 ||
           (dot != std::string::npos &&
-           ((op.kind != kOpBareReserve && op.kind != kOpSegment) ||
+           ((op.kind != kOpBareReserve && !HasPagesets(op.kind)) ||
             !ParseInt(args.substr(dot + 1), &op.b)))) {
         *error = "bad argument in op '" + t +
-                 "' (expected NAME@N, bare_reserve@CONTEXT.FLOW or segment@SLOT.PAGESETS)";
+                 "' (expected NAME@N, bare_reserve@CONTEXT.FLOW, segment@SLOT.PAGESETS or "
+                 "write_alloc@SLOT.PAGESETS)";
         return false;
       }
-      if (op.kind == kOpSegment && (op.b < 0 || op.b > 16 || op.b % 2 != 0)) {
-        *error = "bad argument in op '" + t + "' (segment@SLOT.PAGESETS: an even 2..16, or 0)";
+      if (HasPagesets(op.kind) && (op.b < 0 || op.b > 16 || op.b % 2 != 0)) {
+        *error = "bad argument in op '" + t + "' (" + kNames[op.kind] +
+                 "@SLOT.PAGESETS: an even 2..16, or 0)";
         return false;
       }
     }
@@ -121,12 +126,24 @@ std::vector<ListedOp> GenerateOps(const StressConfig& c, uint64_t execution, int
     }
     const int slot = static_cast<int>(rng.Below(c.qps_per_thread));
     Sim& s = sim[slot];
-    // A READ segment (no draw at all at 0%, so the lists stay as they were).
+    // A segment op, READ requester's or WRITE responder's (no draw at all at
+    // 0%, so the lists stay as they were).
     if ((s == Sim::kOwned || s == Sim::kOwnedRarr) && c.sched_segment_percent > 0 &&
         static_cast<int>(rng.Below(100)) < c.sched_segment_percent) {
-      const bool done = rng.Chance(0.3);
-      ops.push_back({done ? kOpSegmentDone : kOpSegment, slot, 0});
-      if (!done) s = rng.Chance(0.7) ? Sim::kOwned : Sim::kOwnedRarr;
+      const uint32_t r = rng.Below(100);
+      const ListedOpKind kind = r < 30   ? kOpSegment
+                                : r < 45 ? kOpSegmentDone
+                                : r < 70 ? kOpWriteAlloc
+                                : r < 85 ? kOpWriteData
+                                : r < 93 ? kOpReadComplete
+                                         : kOpWriteIdle;
+      ops.push_back({kind, slot, 0});
+      if (kind == kOpSegment || kind == kOpWriteAlloc) {
+        s = rng.Chance(0.7) ? Sim::kOwned : Sim::kOwnedRarr;
+      } else if ((kind == kOpReadComplete || kind == kOpWriteIdle) && s == Sim::kOwned &&
+                 rng.Chance(0.5)) {
+        s = Sim::kIdle;
+      }
       continue;
     }
     const uint32_t r = rng.Below(100);

@@ -4,7 +4,8 @@
 //
 // One table names every op. A listed op is `name@A` or `name@A.B`:
 //   QP ops (setup, retry, release, use, poll, give_up, rarr_wait, rarr_grant,
-//   rarr_release, flush_rarr, resync_ack, segment, segment_done): A = the
+//   rarr_release, flush_rarr, resync_ack, segment, segment_done, write_alloc,
+//   write_data, write_idle, read_complete): A = the
 //   thread's QP slot (mod its slot count). The op runs only if it fits what the thread believes the QP
 //   is (the same states as the free-running ops, stress/ops.h); otherwise it
 //   is skipped. So any op may be deleted from a list and the list stays
@@ -14,6 +15,11 @@
 //   segment@A.N       the READ requester's next segment on slot A: N
 //                     pagesets of one page (two at an 8 KiB MTU), N even in
 //                     2..16; segment@A (N = 0): a layout drawn at random;
+//   write_alloc@A.N   the same for the TID WRITE the QP answers (the WRITE
+//                     responder's allocator); write_data@A a WRITE segment's
+//                     data arrived; write_idle@A the allocator has no request
+//                     left; read_complete@A the response that completes the
+//                     QP's last READ (core/callers.h);
 //   bare_release@K    release the thread's K-th held bare flow (mod how many;
 //                     skipped if none);
 //   resync@J          a RESYNC for QP J of the run (mod the QP count), for
@@ -48,7 +54,11 @@ namespace stress {
   X(SegmentDone, "segment_done")      \
   X(BareReserve, "bare_reserve")      \
   X(BareRelease, "bare_release")      \
-  X(Resync, "resync")
+  X(Resync, "resync")                 \
+  X(WriteAlloc, "write_alloc")        \
+  X(WriteData, "write_data")          \
+  X(WriteIdle, "write_idle")          \
+  X(ReadComplete, "read_complete")
 
 enum ListedOpKind {
 #define FLOWCHECK_STRESS_OP_ENUM(kind, name) kOp##kind,
@@ -58,12 +68,16 @@ enum ListedOpKind {
 };
 
 // True for the ops that act on one of the thread's QP slots.
-inline bool IsQpOp(int kind) { return kind <= kOpSegmentDone; }
+// (The WRITE responder's ops came last, so that the lists of earlier ops
+// keep their order in dfs's program space.)
+inline bool IsQpOp(int kind) {
+  return kind <= kOpSegmentDone || (kind >= kOpWriteAlloc && kind <= kOpReadComplete);
+}
 
 struct ListedOp {
   ListedOpKind kind = kOpSetup;
   int a = 0;
-  int b = 0;  // bare_reserve: the preferred flow; segment: pagesets (0: drawn)
+  int b = 0;  // bare_reserve: the preferred flow; segment, write_alloc: pagesets (0: drawn)
   bool operator==(const ListedOp& o) const { return kind == o.kind && a == o.a && b == o.b; }
 };
 

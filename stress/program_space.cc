@@ -27,6 +27,9 @@ unsigned FitsIn(int op) {
     case kOpRarrGrant: case kOpFlushRarr: return kRarr;
     case kOpResyncAck: return kIdle | kOwned | kRarr;
     case kOpSegment: case kOpSegmentDone: return kOwned | kRarr;
+    case kOpWriteAlloc: return kIdle | kOwned | kRarr;
+    case kOpWriteData: return kIdle | kOwned | kWaiting | kRarr;
+    case kOpWriteIdle: case kOpReadComplete: return kOwned;
     case kOpBareReserve: case kOpBareRelease: case kOpResync: case kNumListedOps: return 0;
   }
   return 0;
@@ -42,7 +45,11 @@ unsigned After(int kind, unsigned from) {
     // A segment may be set up, wait for TIDs, or (a new generation with no
     // flow free) wait for a flow.
     case kOpSegment: return kOwned | kRarr | kWaiting;
-    default: return from;  // use, resync_ack
+    // The same for the WRITE responder's, which may also change nothing
+    // (-EBUSY), an idle QP's too.
+    case kOpWriteAlloc: return kOwned | kRarr | kWaiting | from;
+    case kOpWriteIdle: case kOpReadComplete: return kOwned | kIdle;
+    default: return from;  // use, resync_ack, segment_done, write_data
   }
 }
 
@@ -91,6 +98,9 @@ std::vector<ListedOp> Alphabet(const StressConfig& c, bool irq) {
       for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) {
         for (int psets : {4, 12}) ops.push_back({k, slot, psets});
       }
+    } else if (kind == kOpWriteAlloc) {
+      // The WRITE responder's: one layout (the READ's show the groups).
+      for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) ops.push_back({k, slot, 4});
     } else if (IsQpOp(kind)) {
       for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) ops.push_back({k, slot, 0});
     } else if (kind == kOpBareReserve) {

@@ -140,6 +140,9 @@ void OpSegment(Participant* p, QpSlot* s, int psets = 0) {
     s->state = QpState::kOwned;
   } else if (ret == -EAGAIN) {
     p->Count(kSegmentsQueued);
+    // Queued for a flow: a wait began, as after a setup's -EAGAIN (the final
+    // no-lost-wakeup count pairs it with its grant or give-up).
+    if (check.lost_flow()) p->Count(kSetupEagain);
     s->state = check.lost_flow() ? QpState::kWaitingFlow : QpState::kOwnedRarr;
   }
 }
@@ -161,6 +164,81 @@ void OpSegmentDone(Participant* p, QpSlot* s) {
   if (caller_read_resp_segment(s->qp, &check) == 0) p->Count(kSegmentsCleared);
 }
 
+// The WRITE responder's allocator on the TID WRITE the QP answers
+// (caller_write_alloc_segment): a segment of `psets` pagesets as OpSegment's.
+// It sets up a flow if the QP owns none (an idle QP too); waiting for TIDs
+// is the rarr wait state, for a flow the flow wait; -EBUSY (max_write, a
+// sync point, or no flow after the READ side freed it under live WRITE
+// segments, [R-10]) changes nothing.
+void OpWriteAlloc(Participant* p, QpSlot* s, int psets = 0) {
+  p->doing.store("write alloc (s_lock -> setup_hw_flow, hfi1_kern_exp_rcv_setup)",
+                 std::memory_order_relaxed);
+  u8 pages[16];
+  const bool eight_k = s->qp->pmtu == 8192;
+  const int n = psets != 0 ? psets : 2 * (1 + static_cast<int>(p->rng.Below(8)));
+  for (int i = 0; i < n; ++i) {
+    pages[i] = eight_k ? 2 : psets != 0 ? 1 : static_cast<u8>(1 + p->rng.Below(4));
+  }
+  OpCheck check(p, s->ctx, "write alloc");
+  const int ret = caller_write_alloc_segment(s->qp, pages, static_cast<u8>(n), &check);
+  if (ret == 0) {
+    p->Count(kSegmentsSetUp);
+    s->state = QpState::kOwned;
+  } else if (ret == -EAGAIN) {
+    p->Count(kSegmentsQueued);
+    // Queued for a flow: a wait began, as after a setup's -EAGAIN (the final
+    // no-lost-wakeup count pairs it with its grant or give-up).
+    if (check.lost_flow()) p->Count(kSetupEagain);
+    s->state = check.lost_flow() ? QpState::kWaitingFlow : QpState::kOwnedRarr;
+  }
+}
+
+// Whether the QP's next WRITE segment waited for TIDs (see SegmentQueued).
+bool WriteQueued(const QpSlot* s) {
+  const tid_rdma_request& req = s->qp->priv->model_ack->tid_req;
+  return req.flows[req.setup_head].npagesets != 0;
+}
+
+// A WRITE segment's last data packet arrived: its TIDs are freed (nothing if
+// none is pending).
+void OpWriteData(Participant* p, QpSlot* s) {
+  p->doing.store("write data (s_lock -> hfi1_kern_exp_rcv_clear)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "write data");
+  if (caller_write_data_segment(s->qp, &check) == 0) p->Count(kSegmentsCleared);
+}
+
+// The flow-freeing completions of the two roles: the READ response that
+// completes the QP's last READ, the WRITE allocator with no request left.
+// Each frees the flow only if its own role has no segment pending or
+// waiting; neither looks at the other role's ([R-10]).
+void OpReadComplete(Participant* p, QpSlot* s) {
+  p->doing.store("read complete (s_lock -> hfi1_kern_clear_hw_flow)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "read complete");
+  if (caller_read_req_complete(s->qp, &check) == 0) {
+    p->Count(kReleases);
+    s->state = QpState::kIdle;
+  }
+}
+
+void OpWriteIdle(Participant* p, QpSlot* s) {
+  p->doing.store("write idle (s_lock -> hfi1_kern_clear_hw_flow)", std::memory_order_relaxed);
+  OpCheck check(p, s->ctx, "write idle");
+  if (caller_write_alloc_idle(s->qp, &check) == 1) {
+    p->Count(kReleases);
+    s->state = QpState::kIdle;
+  }
+}
+
+// The request ends (hfi1_qp_kern_exp_rcv_clear_all at a QP reset): the TIDs
+// of both roles' live segments are freed.
+void ClearSegments(Participant* p, QpSlot* s) {
+  OpCheck segments(p, s->ctx, "release's segments");
+  caller_read_req_clear_all(s->qp, &segments);
+  OpCheck data(p, s->ctx, "release's WRITE segments");
+  while (caller_write_data_segment(s->qp, &data) == 0) {
+  }
+}
+
 void OpResyncAck(Participant* p, QpSlot* s) {
   p->doing.store("RESYNC ack (s_lock, resync = false)", std::memory_order_relaxed);
   OpCheck check(p, s->ctx, "resync ack");
@@ -175,8 +253,7 @@ void OpRelease(Participant* p, QpSlot* s) {
   p->doing.store("release (s_lock -> hfi1_kern_clear_hw_flow)", std::memory_order_relaxed);
   // The request ends: the TIDs of its segments go first (the kernel's
   // hfi1_qp_kern_exp_rcv_clear_all before the flow at a QP reset).
-  OpCheck segments(p, s->ctx, "release's segments");
-  caller_read_req_clear_all(s->qp, &segments);
+  ClearSegments(p, s);
   OpCheck check(p, s->ctx, "release");
   caller_clear_hw_flow(s->qp, &check);
   p->Count(kReleases);
@@ -221,16 +298,22 @@ void QpOp(Run* run, Participant* p, QpSlot* s) {
   const uint32_t r = p->rng.Below(100);
   switch (s->state) {
     case QpState::kIdle:
-      if (r < 92) OpSetup(p, s, /*retry=*/false);
+      if (r < 88) OpSetup(p, s, /*retry=*/false);
+      else if (r < 92) OpWriteAlloc(p, s);
+      else if (r < 94) OpWriteData(p, s);  // a WRITE segment left live
       else OpResyncAck(p, s);
       break;
     case QpState::kOwned:
-      if (r < 30) OpUse(p, run, s);
-      else if (r < 55) OpRelease(p, s);
-      else if (r < 65) OpSegment(p, s);
-      else if (r < 75) OpSegmentDone(p, s);
-      else if (r < 85) OpRarrWait(p, s);
-      else if (r < 95) OpRarrRelease(p, s);
+      if (r < 25) OpUse(p, run, s);
+      else if (r < 45) OpRelease(p, s);
+      else if (r < 55) OpSegment(p, s);
+      else if (r < 63) OpSegmentDone(p, s);
+      else if (r < 71) OpWriteAlloc(p, s);
+      else if (r < 77) OpWriteData(p, s);
+      else if (r < 79) OpReadComplete(p, s);
+      else if (r < 81) OpWriteIdle(p, s);
+      else if (r < 89) OpRarrWait(p, s);
+      else if (r < 96) OpRarrRelease(p, s);
       else OpResyncAck(p, s);
       break;
     case QpState::kWaitingFlow:
@@ -241,6 +324,7 @@ void QpOp(Run* run, Participant* p, QpSlot* s) {
     case QpState::kOwnedRarr:
       if (r < 20) OpUse(p, run, s);
       else if (r < 35 && SegmentQueued(s)) OpSegment(p, s);  // its retry
+      else if (r < 35 && WriteQueued(s)) OpWriteAlloc(p, s);
       else if (r < 40) OpSegmentDone(p, s);
       else if (r < 70) OpRarrGrant(p, s);
       else if (r < 90) OpFlushRarr(p, s);
@@ -308,6 +392,22 @@ bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind, int arg) {
       if (!owned && !rarr) return false;
       OpSegmentDone(p, s);
       return true;
+    case kOpWriteAlloc:
+      // Waiting for TIDs, the responder only retries the segment that waited.
+      if (waiting || (rarr && !WriteQueued(s))) return false;
+      OpWriteAlloc(p, s, arg);
+      return true;
+    case kOpWriteData:
+      OpWriteData(p, s);
+      return true;
+    case kOpWriteIdle:
+      if (!owned) return false;
+      OpWriteIdle(p, s);
+      return true;
+    case kOpReadComplete:
+      if (!owned) return false;
+      OpReadComplete(p, s);
+      return true;
     default:
       return false;
   }
@@ -325,6 +425,8 @@ void DrainSlots(Participant* p) {
     if (s.state == QpState::kOwnedRarr) OpRarrGrant(p, &s);  // was behind another
     if (s.state == QpState::kWaitingFlow) OpPoll(p, &s);
     if (s.state == QpState::kOwned) OpRelease(p, &s);
+    // Segments one role left live when the other freed the flow ([R-10]).
+    if (s.state == QpState::kIdle) ClearSegments(p, &s);
   }
 }
 
