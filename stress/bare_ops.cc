@@ -56,5 +56,20 @@ void BareOp(Run* run, Participant* p, int limit) {
   }
 }
 
+// The bare ops' runners (ops.h).
+bool RunBareReserve(Run* run, Participant* p, QpSlot*, const ListedOp& op) {
+  BareReserve(p, run->contexts[op.a % run->contexts.size()].get(), op.b);
+  return true;
+}
+bool RunBareRelease(Run*, Participant* p, QpSlot*, const ListedOp& op) {
+  if (p->bare.empty()) return false;
+  BareRelease(p, op.a % p->bare.size());
+  return true;
+}
+bool RunResync(Run* run, Participant* p, QpSlot*, const ListedOp& op) {
+  ResyncQp(run, p, static_cast<uint32_t>(op.a % run->all_qps.size()), /*next=*/true);
+  return true;
+}
+
 }  // namespace stress
 }  // namespace flowcheck

@@ -115,16 +115,8 @@ Params ListParams(const StressConfig& c, uint64_t execution, const Lists& lists)
   return p;
 }
 
-void RunListedOp(Run* run, Participant* p, const ListedOp& op) {
-  if (IsQpOp(op.kind)) {
-    if (!p->slots.empty()) QpOpOfKind(run, p, &p->slots[op.a % p->slots.size()], op.kind, op.b);
-  } else if (op.kind == kOpBareReserve) {
-    BareReserve(p, run->contexts[op.a % run->contexts.size()].get(), op.b);
-  } else if (op.kind == kOpBareRelease) {
-    if (!p->bare.empty()) BareRelease(p, op.a % p->bare.size());
-  } else if (op.kind == kOpResync) {
-    ResyncQp(run, p, static_cast<uint32_t>(op.a % run->all_qps.size()), /*next=*/true);
-  }
+void RunOp(Run* run, Participant* p, const ListedOp& op) {
+  RunListedOp(run, p, op);
   p->ops_done++;
   p->Count(kOps);
 }
@@ -249,7 +241,7 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
       const sched::ThreadId id = sched::Spawn(
           p->name,
           [run, p, ops = lists[i]] {
-            for (const ListedOp& op : ops) RunListedOp(run.get(), p, op);
+            for (const ListedOp& op : ops) RunOp(run.get(), p, op);
             p->doing.store("done", std::memory_order_relaxed);
             run->listed_threads_done.fetch_add(1, std::memory_order_relaxed);
           },

@@ -14,13 +14,6 @@ namespace flowcheck {
 namespace stress {
 namespace {
 
-constexpr const char* kNames[] = {
-#define FLOWCHECK_STRESS_OP_NAME(kind, name) name,
-    FLOWCHECK_STRESS_LISTED_OPS(FLOWCHECK_STRESS_OP_NAME)
-#undef FLOWCHECK_STRESS_OP_NAME
-};
-static_assert(sizeof(kNames) / sizeof(kNames[0]) == kNumListedOps, "one name per op");
-
 bool ParseInt(const std::string& s, int* out) {
   if (s.empty()) return false;
   errno = 0;
@@ -31,22 +24,20 @@ bool ParseInt(const std::string& s, int* out) {
   return true;
 }
 
-// The ops whose second argument is a segment's pagesets.
-bool HasPagesets(ListedOpKind kind) { return kind == kOpSegment || kind == kOpWriteAlloc; }
-
 // The state a QP would be in, as the generator imagines it.
 enum class Sim { kIdle, kOwned, kWaiting, kOwnedRarr };
 
 }  // namespace
 
-const char* ListedOpName(ListedOpKind kind) { return kNames[kind]; }
+const char* ListedOpName(ListedOpKind kind) { return kListedOpRows[kind].name; }
 
 std::string FormatOps(const std::vector<ListedOp>& ops) {
   std::vector<std::string> parts;
   for (const ListedOp& op : ops) {
-    const bool two = op.kind == kOpBareReserve || (HasPagesets(op.kind) && op.b != 0);
-    parts.push_back(two ? absl::StrCat(kNames[op.kind], "@", op.a, ".", op.b)
-                        : absl::StrCat(kNames[op.kind], "@", op.a));
+    const ListedOpRow& row = kListedOpRows[op.kind];
+    const bool two = row.args == kContextFlow || (row.args == kSlotPagesets && op.b != 0);
+    parts.push_back(two ? absl::StrCat(row.name, "@", op.a, ".", op.b)
+                        : absl::StrCat(row.name, "@", op.a));
   }
   return absl::StrJoin(parts, ",");
 }
@@ -60,27 +51,28 @@ bool ParseOps(const std::string& text, std::vector<ListedOp>* ops, std::string* 
     const std::string name = t.substr(0, at);
     ListedOp op;
     int kind = 0;
-    while (kind < kNumListedOps && name != kNames[kind]) ++kind;
+    while (kind < kNumListedOps && name != kListedOpRows[kind].name) ++kind;
     if (kind == kNumListedOps) {
       *error = "unknown op '" + t + "'";
       return false;
     }
     op.kind = static_cast<ListedOpKind>(kind);
-    if (op.kind == kOpBareReserve) op.b = RXE_NUM_TID_FLOWS;  // "don't care"
+    const OpArgs args = kListedOpRows[kind].args;
+    if (args == kContextFlow) op.b = RXE_NUM_TID_FLOWS;  // "don't care"
     if (at != std::string::npos) {
-      const std::string args = t.substr(at + 1);
-      const size_t dot = args.find('.');
-      if (!ParseInt(args.substr(0, dot), &op.a) || op.a < 0 ||
+      const std::string a = t.substr(at + 1);
+      const size_t dot = a.find('.');
+      if (!ParseInt(a.substr(0, dot), &op.a) || op.a < 0 ||
           (dot != std::string::npos &&
-           ((op.kind != kOpBareReserve && !HasPagesets(op.kind)) ||
-            !ParseInt(args.substr(dot + 1), &op.b)))) {
+           ((args != kContextFlow && args != kSlotPagesets) ||
+            !ParseInt(a.substr(dot + 1), &op.b)))) {
         *error = "bad argument in op '" + t +
-                 "' (expected NAME@N, bare_reserve@CONTEXT.FLOW, segment@SLOT.PAGESETS or "
-                 "write_alloc@SLOT.PAGESETS)";
+                 "' (expected NAME@N, or NAME@CONTEXT.FLOW for bare_reserve, NAME@SLOT.PAGESETS "
+                 "for segment and write_alloc)";
         return false;
       }
-      if (HasPagesets(op.kind) && (op.b < 0 || op.b > 16 || op.b % 2 != 0)) {
-        *error = "bad argument in op '" + t + "' (" + kNames[op.kind] +
+      if (args == kSlotPagesets && (op.b < 0 || op.b > 16 || op.b % 2 != 0)) {
+        *error = "bad argument in op '" + t + "' (" + name +
                  "@SLOT.PAGESETS: an even 2..16, or 0)";
         return false;
       }

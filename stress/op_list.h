@@ -2,7 +2,7 @@
 // every thread an explicit list of ops per execution, drawn from (seed,
 // execution) or read back from a schedule file's `param ops.<thread>=...`.
 //
-// One table names every op. A listed op is `name@A` or `name@A.B`:
+// One table (below) names every op. A listed op is `name@A` or `name@A.B`:
 //   QP ops (setup, retry, release, use, poll, give_up, rarr_wait, rarr_grant,
 //   rarr_release, flush_rarr, resync_ack, segment, segment_done, write_alloc,
 //   write_data, write_idle, read_complete): A = the
@@ -34,45 +34,98 @@
 
 #include "stress/config.h"
 
+// A test build (//stress:op_table_test) appends its rows to the table below.
+#ifdef FLOWCHECK_STRESS_TEST_OP_ROWS
+#include "stress/testdata/test_op_rows.h"
+#else
+#define FLOWCHECK_STRESS_TEST_OPS(X)
+#endif
+
 namespace flowcheck {
 namespace stress {
 
-// X(Kind, name): the one op table (ListedOpKind kOp<Kind>).
-#define FLOWCHECK_STRESS_LISTED_OPS(X) \
-  X(Setup, "setup")                   \
-  X(Retry, "retry")                   \
-  X(Release, "release")               \
-  X(Use, "use")                       \
-  X(Poll, "poll")                     \
-  X(GiveUp, "give_up")                \
-  X(RarrWait, "rarr_wait")            \
-  X(RarrGrant, "rarr_grant")          \
-  X(RarrRelease, "rarr_release")      \
-  X(FlushRarr, "flush_rarr")          \
-  X(ResyncAck, "resync_ack")          \
-  X(Segment, "segment")               \
-  X(SegmentDone, "segment_done")      \
-  X(BareReserve, "bare_reserve")      \
-  X(BareRelease, "bare_release")      \
-  X(Resync, "resync")                 \
-  X(WriteAlloc, "write_alloc")        \
-  X(WriteData, "write_data")          \
-  X(WriteIdle, "write_idle")          \
-  X(ReadComplete, "read_complete")
+// What a listed op needs, one row each: the one op table. Adding an op is
+// a row here plus its runner, `bool Run<Kind>(Run*, Participant*, QpSlot*,
+// const ListedOp&)` (ops.h: it calls the op's core/callers.h function); every
+// other use derives from the row: the name lists parse and print, where the
+// op may run (a QP op runs only in a state of `fits`, else it is skipped),
+// what dfs explores (program_space.h: the arguments from `args`, the states
+// it may lead to from `after`). Random and pct draw an op only where the
+// generator (GenerateOps) gives it a weight. //stress:op_table_test adds a
+// row in a test build and shows it parsed, explored and run.
+//
+// X(Kind, "name", args, fits, after, layouts):
+//   args    how `name@A[.B]` reads (OpArgs); for QP ops A is the thread's slot
+//   fits    the QP states (bits below) it runs in; 0: not a QP op (runs always)
+//   after   the states it may leave the QP in, kUnchanged: also as it was
+//   layouts kSlotPagesets: the pagesets dfs tries (k4 a group left partly
+//           used, k12 one filled and one begun); 0 otherwise
+// The WRITE responder's ops come last, so that dfs enumerates the lists of
+// the earlier ops in the order it did before they joined.
+#define FLOWCHECK_STRESS_LISTED_OPS(X)                                                          \
+  X(Setup, "setup", kSlot, kIdle | kWaiting, kOwned | kWaiting, 0)                               \
+  X(Retry, "retry", kSlot, kWaiting, kOwned | kWaiting, 0)                                       \
+  X(Release, "release", kSlot, kOwned, kIdle, 0)                                                 \
+  X(Use, "use", kSlot, kOwned | kRarr, kUnchanged, 0)                                            \
+  X(Poll, "poll", kSlot, kWaiting, kOwned | kWaiting, 0)                                         \
+  /* the send engine may have got the flow first */                                            \
+  X(GiveUp, "give_up", kSlot, kWaiting, kOwned | kIdle, 0)                                       \
+  X(RarrWait, "rarr_wait", kSlot, kOwned, kRarr, 0)                                              \
+  /* behind another waiter the grant queues again */                                           \
+  X(RarrGrant, "rarr_grant", kSlot, kRarr, kOwned | kRarr, 0)                                    \
+  X(RarrRelease, "rarr_release", kSlot, kOwned, kOwned, 0)                                       \
+  X(FlushRarr, "flush_rarr", kSlot, kRarr, kOwned, 0)                                            \
+  X(ResyncAck, "resync_ack", kSlot, kIdle | kOwned | kRarr, kUnchanged, 0)                       \
+  /* set up, short of TIDs, or (a new generation, no flow free) waiting for a flow */           \
+  X(Segment, "segment", kSlotPagesets, kOwned | kRarr, kOwned | kRarr | kWaiting, k4 | k12)      \
+  X(SegmentDone, "segment_done", kSlot, kOwned | kRarr, kUnchanged, 0)                           \
+  X(BareReserve, "bare_reserve", kContextFlow, 0, 0, 0)                                          \
+  X(BareRelease, "bare_release", kBareIndex, 0, 0, 0)                                            \
+  X(Resync, "resync", kQpIndex, 0, 0, 0)                                                         \
+  /* as segment, and -EBUSY (max_write, a sync point) changes nothing */                        \
+  X(WriteAlloc, "write_alloc", kSlotPagesets, kIdle | kOwned | kRarr,                            \
+    kOwned | kRarr | kWaiting | kUnchanged, k4)                                                 \
+  X(WriteData, "write_data", kSlot, kIdle | kOwned | kWaiting | kRarr, kUnchanged, 0)           \
+  X(WriteIdle, "write_idle", kSlot, kOwned, kOwned | kIdle, 0)                                   \
+  X(ReadComplete, "read_complete", kSlot, kOwned, kOwned | kIdle, 0)                             \
+  FLOWCHECK_STRESS_TEST_OPS(X)
 
 enum ListedOpKind {
-#define FLOWCHECK_STRESS_OP_ENUM(kind, name) kOp##kind,
+#define FLOWCHECK_STRESS_OP_ENUM(kind, ...) kOp##kind,
   FLOWCHECK_STRESS_LISTED_OPS(FLOWCHECK_STRESS_OP_ENUM)
 #undef FLOWCHECK_STRESS_OP_ENUM
   kNumListedOps
 };
 
+// A QP slot's states as a set: the thread's belief (QpSlot::state).
+enum : unsigned { kIdle = 1, kOwned = 2, kWaiting = 4, kRarr = 8, kUnchanged = 16 };
+// How a listed op's arguments read.
+enum OpArgs : uint8_t {
+  kSlot,          // name@SLOT: one of the thread's QP slots (mod their count)
+  kSlotPagesets,  // name@SLOT[.N]: N pagesets, an even 2..16; 0 or none: drawn
+  kContextFlow,   // name@CONTEXT.FLOW (bare_reserve: mod contexts, the preferred flow)
+  kBareIndex,     // name@K: the thread's K-th bare flow (mod how many; none: skipped)
+  kQpIndex,       // name@J: QP J of the run (mod the QP count)
+};
+enum : unsigned { k4 = 1, k12 = 2 };
+
+struct ListedOpRow {
+  const char* name;
+  OpArgs args;
+  unsigned fits;
+  unsigned after;
+  unsigned layouts;
+};
+inline constexpr ListedOpRow kListedOpRows[] = {
+#define FLOWCHECK_STRESS_OP_ROW(kind, name, args, fits, after, layouts) \
+  {name, args, fits, after, layouts},
+    FLOWCHECK_STRESS_LISTED_OPS(FLOWCHECK_STRESS_OP_ROW)
+#undef FLOWCHECK_STRESS_OP_ROW
+};
+static_assert(sizeof(kListedOpRows) / sizeof(kListedOpRows[0]) == kNumListedOps, "one row per op");
+
 // True for the ops that act on one of the thread's QP slots.
-// (The WRITE responder's ops came last, so that the lists of earlier ops
-// keep their order in dfs's program space.)
-inline bool IsQpOp(int kind) {
-  return kind <= kOpSegmentDone || (kind >= kOpWriteAlloc && kind <= kOpReadComplete);
-}
+inline bool IsQpOp(int kind) { return kListedOpRows[kind].fits != 0; }
 
 struct ListedOp {
   ListedOpKind kind = kOpSetup;

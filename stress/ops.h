@@ -10,6 +10,7 @@
 
 #include <cstddef>
 
+#include "stress/op_list.h"
 #include "stress/run_state.h"
 
 namespace flowcheck {
@@ -50,11 +51,21 @@ void BareReserve(Participant* p, ContextState* ctx, int last);
 // generation the peer would send next if `next`, else the current one.
 void ResyncQp(Run* run, Participant* p, uint32_t j, bool next);
 
-// The QP ops a listed op (op_list.h) names, by kind: runs it if it fits what
-// the thread believes `s` is (its QpState) and returns true; else does
-// nothing and returns false. `kind` is a QP op of op_list.h.
-// `arg` is the listed op's second argument (segment: its pagesets, 0 drawn).
-bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind, int arg = 0);
+// The runners of the listed ops, one per row of op_list.h's table, named
+// Run<Kind>: each runs the op with the listed op's arguments on `s` (the
+// slot A names, for a QP op; nullptr for the others) and returns false if it
+// skipped it after all (a condition only the run knows, as "the segment that
+// waited" for a retry). A QP op's runner is called only in a state of its
+// row's `fits`.
+#define FLOWCHECK_STRESS_DECLARE_RUNNER(kind, ...) \
+  bool Run##kind(Run* run, Participant* p, QpSlot* s, const ListedOp& op);
+FLOWCHECK_STRESS_LISTED_OPS(FLOWCHECK_STRESS_DECLARE_RUNNER)
+#undef FLOWCHECK_STRESS_DECLARE_RUNNER
+
+// A listed op for participant p, through its row and runner: a QP op on the
+// slot A names (mod p's slots; none: skipped) only if it fits what p
+// believes the slot is (QpSlot::state), the others always. Whether it ran.
+bool RunListedOp(Run* run, Participant* p, const ListedOp& op);
 
 }  // namespace stress
 }  // namespace flowcheck

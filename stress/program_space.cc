@@ -11,46 +11,11 @@ namespace flowcheck {
 namespace stress {
 namespace {
 
-// What a QP slot may be at a point of the list, as a set of QpState bits.
-enum : unsigned { kIdle = 1, kOwned = 2, kWaiting = 4, kRarr = 8 };
-
-// The states in which the QP op `kind` runs (QpOpOfKind), and where it
-// leads from `from` (every outcome the schedule may give it).
-// No default: a new op of the table does not compile until it says where it
-// fits (0: not a QP op).
-unsigned FitsIn(int op) {
-  switch (static_cast<ListedOpKind>(op)) {
-    case kOpSetup: return kIdle | kWaiting;
-    case kOpRetry: case kOpPoll: case kOpGiveUp: return kWaiting;
-    case kOpRelease: case kOpRarrWait: case kOpRarrRelease: return kOwned;
-    case kOpUse: return kOwned | kRarr;
-    case kOpRarrGrant: case kOpFlushRarr: return kRarr;
-    case kOpResyncAck: return kIdle | kOwned | kRarr;
-    case kOpSegment: case kOpSegmentDone: return kOwned | kRarr;
-    case kOpWriteAlloc: return kIdle | kOwned | kRarr;
-    case kOpWriteData: return kIdle | kOwned | kWaiting | kRarr;
-    case kOpWriteIdle: case kOpReadComplete: return kOwned;
-    case kOpBareReserve: case kOpBareRelease: case kOpResync: case kNumListedOps: return 0;
-  }
-  return 0;
-}
+// The states in which the QP op `kind` runs, and where it leads from the
+// state `from` (every outcome the schedule may give it): its row.
 unsigned After(int kind, unsigned from) {
-  switch (kind) {
-    case kOpSetup: case kOpRetry: case kOpPoll: return kOwned | kWaiting;
-    case kOpGiveUp: return kOwned | kIdle;  // the send engine may have got the flow first
-    case kOpRelease: return kIdle;
-    case kOpRarrWait: return kRarr;
-    case kOpRarrGrant: return kOwned | kRarr;  // behind another waiter it queues again
-    case kOpRarrRelease: case kOpFlushRarr: return kOwned;
-    // A segment may be set up, wait for TIDs, or (a new generation with no
-    // flow free) wait for a flow.
-    case kOpSegment: return kOwned | kRarr | kWaiting;
-    // The same for the WRITE responder's, which may also change nothing
-    // (-EBUSY), an idle QP's too.
-    case kOpWriteAlloc: return kOwned | kRarr | kWaiting | from;
-    case kOpWriteIdle: case kOpReadComplete: return kOwned | kIdle;
-    default: return from;  // use, resync_ack, segment_done, write_data
-  }
+  const unsigned after = kListedOpRows[kind].after;
+  return (after & ~kUnchanged) | ((after & kUnchanged) ? from : 0);
 }
 
 // What a participant's list may have made of its state so far.
@@ -61,59 +26,64 @@ struct Belief {
 
 // What an op does to a list: runs in some state the list may be in, runs in
 // none (skipped whatever the schedule), or is another op there (retry where
-// the slot cannot be idle: QpOpOfKind runs setup on a waiting QP as retry).
+// the slot cannot be idle: RunSetup runs setup on a waiting QP as a retry).
 enum class Fit { kRuns, kNever, kIsSetup };
 
 // Applies `op` to every state `b` allows (unless it fits none of them).
 Fit Apply(const ListedOp& op, Belief* b) {
   if (IsQpOp(op.kind)) {
     unsigned& s = b->slots[op.a];
-    const unsigned fits = s & FitsIn(op.kind);
+    const unsigned fits = s & kListedOpRows[op.kind].fits;
     if (fits == 0) return Fit::kNever;
     if (op.kind == kOpRetry && (s & kIdle) == 0) return Fit::kIsSetup;
     unsigned next = s & ~fits;  // where it does not fit it is skipped
-    for (unsigned bit = 1; bit <= kRarr; bit <<= 1) {
+    for (unsigned bit = kIdle; bit <= kRarr; bit <<= 1) {
       if (fits & bit) next |= After(op.kind, bit);
     }
     s = next;
     return Fit::kRuns;
   }
-  if (op.kind == kOpBareReserve) {
+  const OpArgs args = kListedOpRows[op.kind].args;
+  if (args == kContextFlow) {  // a bare reservation (it may fail)
     b->bare_max++;
-  } else if (op.kind == kOpBareRelease) {
+  } else if (args == kBareIndex) {  // skipped while the thread holds none
     if (b->bare_max == 0) return Fit::kNever;
     b->bare_max--;
   }
-  return Fit::kRuns;  // resync always runs
+  return Fit::kRuns;  // a RESYNC always runs
 }
 
-// Every op an op thread (or rcv-irq, `irq`) may run, in op-table order.
+// Every op an op thread (or rcv-irq, `irq`) may run, in op-table order,
+// with the arguments its row's `args` explore.
 std::vector<ListedOp> Alphabet(const StressConfig& c, bool irq) {
   std::vector<ListedOp> ops;
   for (int kind = 0; kind < kNumListedOps; ++kind) {
     const auto k = static_cast<ListedOpKind>(kind);
-    if (kind == kOpSegment) {
-      // A segment that leaves a group partly used (4 pagesets), and one that
-      // fills a group and starts another (12).
-      for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) {
-        for (int psets : {4, 12}) ops.push_back({k, slot, psets});
-      }
-    } else if (kind == kOpWriteAlloc) {
-      // The WRITE responder's: one layout (the READ's show the groups).
-      for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) ops.push_back({k, slot, 4});
-    } else if (IsQpOp(kind)) {
-      for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) ops.push_back({k, slot, 0});
-    } else if (kind == kOpBareReserve) {
-      // Preferring the first flow free at the start (kern_reserve_flow's
-      // preferred path), then the lowest free (its search).
-      for (int ctx = 0; ctx < c.contexts; ++ctx) {
-        ops.push_back({k, ctx, RXE_NUM_TID_FLOWS - c.sched_free_flows});
-        ops.push_back({k, ctx, RXE_NUM_TID_FLOWS});
-      }
-    } else if (kind == kOpBareRelease) {
-      ops.push_back({k, 0, 0});
-    } else if (kind == kOpResync) {
-      for (int j = 0; irq && j < c.threads * c.qps_per_thread; ++j) ops.push_back({k, j, 0});
+    const ListedOpRow& row = kListedOpRows[kind];
+    switch (row.args) {
+      case kSlot:  // QP ops are op threads' only: an interrupt owns no QP
+        for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) ops.push_back({k, slot, 0});
+        break;
+      case kSlotPagesets:
+        for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) {
+          if (row.layouts & k4) ops.push_back({k, slot, 4});
+          if (row.layouts & k12) ops.push_back({k, slot, 12});
+        }
+        break;
+      case kContextFlow:
+        // Preferring the first flow free at the start (kern_reserve_flow's
+        // preferred path), then the lowest free (its search).
+        for (int ctx = 0; ctx < c.contexts; ++ctx) {
+          ops.push_back({k, ctx, RXE_NUM_TID_FLOWS - c.sched_free_flows});
+          ops.push_back({k, ctx, RXE_NUM_TID_FLOWS});
+        }
+        break;
+      case kBareIndex:
+        ops.push_back({k, 0, 0});
+        break;
+      case kQpIndex:  // rcv-irq's only: the receive interrupt handles a RESYNC
+        for (int j = 0; irq && j < c.threads * c.qps_per_thread; ++j) ops.push_back({k, j, 0});
+        break;
     }
   }
   return ops;

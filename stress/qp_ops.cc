@@ -333,84 +333,112 @@ void QpOp(Run* run, Participant* p, QpSlot* s) {
   }
 }
 
-bool QpOpOfKind(Run* run, Participant* p, QpSlot* s, int kind, int arg) {
-  const QpState st = s->state;
-  const bool owned = st == QpState::kOwned, waiting = st == QpState::kWaitingFlow;
-  const bool rarr = st == QpState::kOwnedRarr;
-  switch (kind) {
-    case kOpSetup:
-      if (st != QpState::kIdle && !waiting) return false;
-      OpSetup(p, s, /*retry=*/waiting);
-      return true;
-    case kOpRetry:
-      if (!waiting) return false;
-      OpSetup(p, s, /*retry=*/true);
-      return true;
-    case kOpRelease:
-      if (!owned) return false;
-      OpRelease(p, s);
-      return true;
-    case kOpUse:
-      if (!owned && !rarr) return false;
-      OpUse(p, run, s);
-      return true;
-    case kOpPoll:
-      if (!waiting) return false;
-      OpPoll(p, s);
-      return true;
-    case kOpGiveUp:
-      if (!waiting) return false;
-      OpGiveUp(p, run, s);
-      return true;
-    case kOpRarrWait:
-      if (!owned) return false;
-      OpRarrWait(p, s);
-      return true;
-    case kOpRarrGrant:
-      if (!rarr) return false;
-      OpRarrGrant(p, s);
-      return true;
-    case kOpRarrRelease:
-      if (!owned) return false;
-      OpRarrRelease(p, s);
-      return true;
-    case kOpFlushRarr:
-      if (!rarr) return false;
-      OpFlushRarr(p, s);
-      return true;
-    case kOpResyncAck:
-      if (waiting) return false;
-      OpResyncAck(p, s);
-      return true;
-    case kOpSegment:
-      // Waiting for TIDs, the requester only retries the segment that
-      // waited (the kernel never starts another meanwhile).
-      if (!owned && !(rarr && SegmentQueued(s))) return false;
-      OpSegment(p, s, arg);
-      return true;
-    case kOpSegmentDone:
-      if (!owned && !rarr) return false;
-      OpSegmentDone(p, s);
-      return true;
-    case kOpWriteAlloc:
-      // Waiting for TIDs, the responder only retries the segment that waited.
-      if (waiting || (rarr && !WriteQueued(s))) return false;
-      OpWriteAlloc(p, s, arg);
-      return true;
-    case kOpWriteData:
-      OpWriteData(p, s);
-      return true;
-    case kOpWriteIdle:
-      if (!owned) return false;
-      OpWriteIdle(p, s);
-      return true;
-    case kOpReadComplete:
-      if (!owned) return false;
-      OpReadComplete(p, s);
-      return true;
-    default:
-      return false;
+// The QP ops' runners (ops.h): the state tests beyond the row's `fits` are
+// the ones only the run can make.
+bool RunSetup(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpSetup(p, s, /*retry=*/s->state == QpState::kWaitingFlow);  // setup on a waiting QP retries
+  return true;
+}
+bool RunRetry(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpSetup(p, s, /*retry=*/true);
+  return true;
+}
+bool RunRelease(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpRelease(p, s);
+  return true;
+}
+bool RunUse(Run* run, Participant* p, QpSlot* s, const ListedOp&) {
+  OpUse(p, run, s);
+  return true;
+}
+bool RunPoll(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpPoll(p, s);
+  return true;
+}
+bool RunGiveUp(Run* run, Participant* p, QpSlot* s, const ListedOp&) {
+  OpGiveUp(p, run, s);
+  return true;
+}
+bool RunRarrWait(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpRarrWait(p, s);
+  return true;
+}
+bool RunRarrGrant(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpRarrGrant(p, s);
+  return true;
+}
+bool RunRarrRelease(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpRarrRelease(p, s);
+  return true;
+}
+bool RunFlushRarr(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpFlushRarr(p, s);
+  return true;
+}
+bool RunResyncAck(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpResyncAck(p, s);
+  return true;
+}
+bool RunSegment(Run*, Participant* p, QpSlot* s, const ListedOp& op) {
+  // Waiting for TIDs, the requester only retries the segment that waited
+  // (the kernel never starts another meanwhile).
+  if (s->state == QpState::kOwnedRarr && !SegmentQueued(s)) return false;
+  OpSegment(p, s, op.b);
+  return true;
+}
+bool RunSegmentDone(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpSegmentDone(p, s);
+  return true;
+}
+bool RunWriteAlloc(Run*, Participant* p, QpSlot* s, const ListedOp& op) {
+  // Waiting for TIDs, the responder only retries the segment that waited.
+  if (s->state == QpState::kOwnedRarr && !WriteQueued(s)) return false;
+  OpWriteAlloc(p, s, op.b);
+  return true;
+}
+bool RunWriteData(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpWriteData(p, s);
+  return true;
+}
+bool RunWriteIdle(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpWriteIdle(p, s);
+  return true;
+}
+bool RunReadComplete(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  OpReadComplete(p, s);
+  return true;
+}
+
+namespace {
+
+// The QP state as the rows' state bits (op_list.h).
+unsigned StateBit(QpState s) {
+  switch (s) {
+    case QpState::kIdle: return kIdle;
+    case QpState::kOwned: return kOwned;
+    case QpState::kWaitingFlow: return kWaiting;
+    case QpState::kOwnedRarr: return kRarr;
   }
+  return 0;
+}
+
+using Runner = bool (*)(Run*, Participant*, QpSlot*, const ListedOp&);
+constexpr Runner kRunners[] = {
+#define FLOWCHECK_STRESS_RUNNER(kind, ...) &Run##kind,
+    FLOWCHECK_STRESS_LISTED_OPS(FLOWCHECK_STRESS_RUNNER)
+#undef FLOWCHECK_STRESS_RUNNER
+};
+static_assert(sizeof(kRunners) / sizeof(kRunners[0]) == kNumListedOps, "one runner per row");
+
+}  // namespace
+
+bool RunListedOp(Run* run, Participant* p, const ListedOp& op) {
+  const ListedOpRow& row = kListedOpRows[op.kind];
+  if (row.fits == 0) return kRunners[op.kind](run, p, nullptr, op);
+  if (p->slots.empty()) return false;
+  QpSlot* s = &p->slots[op.a % p->slots.size()];
+  if ((StateBit(s->state) & row.fits) == 0) return false;
+  return kRunners[op.kind](run, p, s, op);
 }
 
 void DrainRelease(Participant* p) {

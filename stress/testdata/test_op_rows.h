@@ -1,0 +1,22 @@
+// stress/testdata/test_op_rows.h: the row //stress:op_table_test adds to the
+// op table (stress/op_list.h) in a test build of the driver
+// (//stress:stress_with_test_op, which defines FLOWCHECK_STRESS_TEST_OP_ROWS):
+// an op no other file of the driver names. Its runner, RunTestNudge, is
+// stress/testdata/test_op_runner.cc; nothing else was written for it.
+#ifndef FLOWCHECK_STRESS_TESTDATA_TEST_OP_ROWS_H_
+#define FLOWCHECK_STRESS_TESTDATA_TEST_OP_ROWS_H_
+
+#include <atomic>
+
+// test_nudge@SLOT: the RcvArray allocator waking the head of rarr_queue
+// (caller_rarr_release), on a QP that owns a flow.
+#define FLOWCHECK_STRESS_TEST_OPS(X) X(TestNudge, "test_nudge", kSlot, kOwned | kRarr, kUnchanged, 0)
+
+namespace flowcheck {
+namespace stress {
+// How many times RunTestNudge ran (the test reads it).
+extern std::atomic<int> g_test_nudges;
+}  // namespace stress
+}  // namespace flowcheck
+
+#endif  // FLOWCHECK_STRESS_TESTDATA_TEST_OP_ROWS_H_
