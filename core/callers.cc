@@ -226,6 +226,15 @@ bool HasWaitingSegment(const tid_rdma_request& req) {
   return req.flows[req.setup_head].npagesets != 0;
 }
 
+// hfi1_kern_exp_rcv_setup of the request's next segment, laid out as given
+// (the pages the kernel's sge would map to).
+int ExpRcvSetup(tid_rdma_request* req, const u8* pset_pages, u8 psets)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  rvt_sge_state ss{pset_pages, psets};
+  bool last = false;
+  return hfi1_kern_exp_rcv_setup(req, &ss, &last);
+}
+
 }  // namespace
 
 int read_req_pending_segments(rvt_qp* qp) { return PendingSegments(qp->priv->model_swqe->tid_req); }
@@ -252,11 +261,7 @@ int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
     }
   }
   if (ret == 0 && hfi1_kern_setup_hw_flow(qpriv->rcd, qp) != 0) ret = -EAGAIN;
-  if (ret == 0) {
-    rvt_sge_state ss{pset_pages, psets};
-    bool last = false;
-    ret = hfi1_kern_exp_rcv_setup(req, &ss, &last);
-  }
+  if (ret == 0) ret = ExpRcvSetup(req, pset_pages, psets);
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqSegment, psets, ret);
   spin_unlock_irqrestore(&qp->s_lock, flags);
   return ret;
@@ -331,9 +336,7 @@ int caller_write_alloc_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
     ret = -EBUSY;
   }
   if (ret == 0) {
-    rvt_sge_state ss{pset_pages, psets};
-    bool last = false;
-    ret = hfi1_kern_exp_rcv_setup(req, &ss, &last);
+    ret = ExpRcvSetup(req, pset_pages, psets);
     if (ret == 0) ++qpriv->alloc_w_segs;
   }
   if (observer != nullptr) {

@@ -32,15 +32,8 @@ TEST(OpTable, ARowIsParsedAndPrinted) {
 }
 
 TEST(OpTable, DfsExploresTheRowWhereItFits) {
-  StressConfig c;
-  c.seed = 1;
-  c.threads = 2;
-  c.qps_per_thread = 1;
-  c.contexts = 1;
-  c.workers = 1;
+  StressConfig c = SmallDfsConfig(2);
   c.irq_thread = false;
-  c.sched = "dfs";
-  c.sched_program_ops = 2;
   std::string error;
   const ProgramSpace space(c, &error);
   ASSERT_EQ(error, "");

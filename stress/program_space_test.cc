@@ -20,17 +20,7 @@ namespace flowcheck {
 namespace stress {
 namespace {
 
-StressConfig Small(int ops) {
-  StressConfig c;
-  c.seed = 1;
-  c.threads = 2;
-  c.qps_per_thread = 1;
-  c.contexts = 1;
-  c.workers = 1;
-  c.sched = "dfs";
-  c.sched_program_ops = ops;
-  return c;
-}
+StressConfig Small(int ops) { return SmallDfsConfig(ops); }
 
 int Ops(const OpLists& program) {
   int n = 0;

@@ -119,22 +119,23 @@ void OpFlushRarr(Participant* p, QpSlot* s) {
   s->state = QpState::kOwned;
 }
 
-// The READ requester's next segment (caller_read_req_segment) of
-// `psets` pagesets of one page (2 at an 8 KiB MTU, the 8k helper's pairs);
-// 0: a random layout of 2..16 pagesets (an even count: the page helpers pad
-// a segment to whole pairs), each of 1..4 pages. Waiting for TIDs is the
-// rarr wait state; a lost flow (new generation, none free) the flow wait.
-void OpSegment(Participant* p, QpSlot* s, int psets = 0) {
-  p->doing.store("segment (s_lock -> setup_hw_flow, hfi1_kern_exp_rcv_setup)",
-                 std::memory_order_relaxed);
+// One segment of either role: `psets` pagesets of one page (2 at an 8 KiB
+// MTU, the 8k helper's pairs); 0: a random layout of 2..16 pagesets (an
+// even count: the page helpers pad a segment to whole pairs), each of 1..4
+// pages. `call` is the role's caller (caller_read_req_segment,
+// caller_write_alloc_segment). Waiting for TIDs is the rarr wait state; for
+// a flow (a new generation, or the responder's first, none free) the flow
+// wait; -EBUSY and -EINVAL change nothing.
+void SegmentOp(Participant* p, QpSlot* s, int psets, const char* where,
+               int (*call)(rvt_qp*, const u8*, u8, CallerObserver*)) {
   u8 pages[16];
   const bool eight_k = s->qp->pmtu == 8192;
   const int n = psets != 0 ? psets : 2 * (1 + static_cast<int>(p->rng.Below(8)));
   for (int i = 0; i < n; ++i) {
     pages[i] = eight_k ? 2 : psets != 0 ? 1 : static_cast<u8>(1 + p->rng.Below(4));
   }
-  OpCheck check(p, s->ctx, "segment");
-  const int ret = caller_read_req_segment(s->qp, pages, static_cast<u8>(n), &check);
+  OpCheck check(p, s->ctx, where);
+  const int ret = call(s->qp, pages, static_cast<u8>(n), &check);
   if (ret == 0) {
     p->Count(kSegmentsSetUp);
     s->state = QpState::kOwned;
@@ -145,6 +146,13 @@ void OpSegment(Participant* p, QpSlot* s, int psets = 0) {
     if (check.lost_flow()) p->Count(kSetupEagain);
     s->state = check.lost_flow() ? QpState::kWaitingFlow : QpState::kOwnedRarr;
   }
+}
+
+// The READ requester's next segment.
+void OpSegment(Participant* p, QpSlot* s, int psets = 0) {
+  p->doing.store("segment (s_lock -> setup_hw_flow, hfi1_kern_exp_rcv_setup)",
+                 std::memory_order_relaxed);
+  SegmentOp(p, s, psets, "segment", &caller_read_req_segment);
 }
 
 // Whether the QP's next segment waited for TIDs (its pagesets are computed
@@ -164,33 +172,14 @@ void OpSegmentDone(Participant* p, QpSlot* s) {
   if (caller_read_resp_segment(s->qp, &check) == 0) p->Count(kSegmentsCleared);
 }
 
-// The WRITE responder's allocator on the TID WRITE the QP answers
-// (caller_write_alloc_segment): a segment of `psets` pagesets as OpSegment's.
-// It sets up a flow if the QP owns none (an idle QP too); waiting for TIDs
-// is the rarr wait state, for a flow the flow wait; -EBUSY (max_write, a
-// sync point, or no flow after the READ side freed it under live WRITE
-// segments, [R-10]) changes nothing.
+// The WRITE responder's allocator on the TID WRITE the QP answers: it sets
+// up a flow if the QP owns none (an idle QP too); -EBUSY: max_write, a sync
+// point, or no flow after the READ side freed it under live WRITE segments
+// ([R-10]).
 void OpWriteAlloc(Participant* p, QpSlot* s, int psets = 0) {
   p->doing.store("write alloc (s_lock -> setup_hw_flow, hfi1_kern_exp_rcv_setup)",
                  std::memory_order_relaxed);
-  u8 pages[16];
-  const bool eight_k = s->qp->pmtu == 8192;
-  const int n = psets != 0 ? psets : 2 * (1 + static_cast<int>(p->rng.Below(8)));
-  for (int i = 0; i < n; ++i) {
-    pages[i] = eight_k ? 2 : psets != 0 ? 1 : static_cast<u8>(1 + p->rng.Below(4));
-  }
-  OpCheck check(p, s->ctx, "write alloc");
-  const int ret = caller_write_alloc_segment(s->qp, pages, static_cast<u8>(n), &check);
-  if (ret == 0) {
-    p->Count(kSegmentsSetUp);
-    s->state = QpState::kOwned;
-  } else if (ret == -EAGAIN) {
-    p->Count(kSegmentsQueued);
-    // Queued for a flow: a wait began, as after a setup's -EAGAIN (the final
-    // no-lost-wakeup count pairs it with its grant or give-up).
-    if (check.lost_flow()) p->Count(kSetupEagain);
-    s->state = check.lost_flow() ? QpState::kWaitingFlow : QpState::kOwnedRarr;
-  }
+  SegmentOp(p, s, psets, "write alloc", &caller_write_alloc_segment);
 }
 
 // Whether the QP's next WRITE segment waited for TIDs (see SegmentQueued).

@@ -30,5 +30,17 @@ sched::RunResult RunStressDfs(const sched::ScenarioParams& given, int max_preemp
   return sched::Run(o, setup);
 }
 
+StressConfig SmallDfsConfig(int program_ops) {
+  StressConfig c;
+  c.seed = 1;
+  c.threads = 2;
+  c.qps_per_thread = 1;
+  c.contexts = 1;
+  c.workers = 1;
+  c.sched = "dfs";
+  c.sched_program_ops = program_ops;
+  return c;
+}
+
 }  // namespace stress
 }  // namespace flowcheck

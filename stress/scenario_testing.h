@@ -9,6 +9,7 @@
 
 #include "sched/cli.h"
 #include "sched/run.h"
+#include "stress/config.h"
 
 namespace flowcheck {
 namespace stress {
@@ -21,6 +22,11 @@ namespace stress {
 // resolve fail the calling test (gtest) and run nothing.
 sched::RunResult RunStressDfs(const sched::ScenarioParams& given, int max_preemptions,
                               int verbosity = 0, const std::string& schedule_out = "");
+
+// The small dfs-over-programs configuration the program-space tests use:
+// seed 1, 2 threads of 1 QP, 1 context, 1 worker, rcv-irq on, programs of up
+// to `program_ops` ops per participant.
+StressConfig SmallDfsConfig(int program_ops);
 
 }  // namespace stress
 }  // namespace flowcheck
