@@ -209,21 +209,14 @@ int PendingSegments(const tid_rdma_request& req) {
 // whatever `pset_pages` says now; its length is theirs.
 u32 NextSegmentPackets(const rvt_qp* qp, const tid_rdma_request& req, const u8* pset_pages,
                        u8 psets) {
-  const tid_rdma_flow& next = req.flows[req.setup_head];
   u32 pages = 0;
-  if (next.npagesets != 0) {
+  if (tid_request_has_waiting_segment(req)) {
+    const tid_rdma_flow& next = req.flows[req.setup_head];
     for (int i = 0; i < next.npagesets; ++i) pages += next.pagesets[i].count;
   } else {
     for (int i = 0; i < psets; ++i) pages += pset_pages[i];
   }
   return ((pages << PAGE_SHIFT) + qp->pmtu - 1) / qp->pmtu;
-}
-
-// A segment that found no TIDs keeps its pagesets for its retry: the request
-// is not done with it (it waits on rarr_queue, or was flushed off it and will
-// be retried when the send engine runs).
-bool HasWaitingSegment(const tid_rdma_request& req) {
-  return req.flows[req.setup_head].npagesets != 0;
 }
 
 // hfi1_kern_exp_rcv_setup of the request's next segment, laid out as given
@@ -236,6 +229,10 @@ int ExpRcvSetup(tid_rdma_request* req, const u8* pset_pages, u8 psets)
 }
 
 }  // namespace
+
+bool tid_request_has_waiting_segment(const tid_rdma_request& req) {
+  return req.flows != nullptr && req.flows[req.setup_head].npagesets != 0;
+}
 
 int read_req_pending_segments(rvt_qp* qp) { return PendingSegments(qp->priv->model_swqe->tid_req); }
 
@@ -250,8 +247,11 @@ int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
   unsigned long flags;
   int ret = 0;
   spin_lock_irqsave(&qp->s_lock, flags);
+  // A READ posted after the last one completed gets its flow array
+  // (setup_tid_rdma_wqe, at post time, in the data path).
+  if (hfi1_kern_exp_rcv_alloc_flows(req, GFP_ATOMIC) != 0) ret = -ENOMEM;
   const u32 npkts = NextSegmentPackets(qp, *req, pset_pages, psets);
-  if (qpriv->flow_state.psn + npkts > MAX_TID_FLOW_PSN - 1) {
+  if (ret == 0 && qpriv->flow_state.psn + npkts > MAX_TID_FLOW_PSN - 1) {
     // TID_REQUEST_SYNC: with segments in flight the kernel waits for them
     // (pending_tid_r_segs); then it frees the flow for a new generation.
     if (read_req_pending_segments(qp) != 0) {
@@ -271,7 +271,9 @@ int caller_read_resp_segment(rvt_qp* qp, CallerObserver* observer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
-  const int ret = hfi1_kern_exp_rcv_clear(&qp->priv->model_swqe->tid_req);
+  tid_rdma_request* req = &qp->priv->model_swqe->tid_req;
+  // A completed READ (its flow array freed) has no response to come.
+  const int ret = req->flows != nullptr ? hfi1_kern_exp_rcv_clear(req) : -EINVAL;
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadRespSegment, 0, ret);
   spin_unlock_irqrestore(&qp->s_lock, flags);
   return ret;
@@ -281,7 +283,8 @@ void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
-  hfi1_kern_exp_rcv_clear_all(&qp->priv->model_swqe->tid_req);
+  tid_rdma_request* req = &qp->priv->model_swqe->tid_req;
+  if (req->flows != nullptr) hfi1_kern_exp_rcv_clear_all(req);
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqClearAll, 0, 0);
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
@@ -291,7 +294,7 @@ int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREA
   spin_lock_irqsave(&qp->s_lock, flags);
   int ret = -EBUSY;
   // A READ with a segment in flight or one not yet sent is not complete.
-  if (read_req_pending_segments(qp) == 0 && !HasWaitingSegment(qp->priv->model_swqe->tid_req)) {
+  if (read_req_pending_segments(qp) == 0 && !tid_request_has_waiting_segment(qp->priv->model_swqe->tid_req)) {
     // "Clear the hw flow under two conditions: ... 2. Current request is
     // completed and there are no more requests." (tid_r_comp == tid_r_reqs)
     // It does not look at the WRITE responder's segments ([R-10]).
@@ -299,6 +302,10 @@ int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREA
       ++qp->priv->model_cross_role_clears;
     }
     hfi1_kern_clear_hw_flow(qp->priv->rcd, qp);
+    // The WQE completes (rc.c's completion: trdma_clean_swqe): its flow
+    // array is freed; the next READ allocates one again.
+    rvt_swqe wqe{qp->priv->model_swqe};
+    trdma_clean_swqe(qp, &wqe);
     ret = 0;
   }
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqComplete, 0, ret);
@@ -365,7 +372,7 @@ int caller_write_alloc_idle(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREAD
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
   int cleared = 0;
-  if (HasWaitingSegment(qpriv->model_ack->tid_req)) {
+  if (tid_request_has_waiting_segment(qpriv->model_ack->tid_req)) {
     cleared = -EBUSY;  // the request still has that segment to allocate
   } else if (qpriv->flow_state.index < RXE_NUM_TID_FLOWS && !qpriv->alloc_w_segs) {
     // "No requests left to process ... If all data has been received, clear the flow"

@@ -59,7 +59,10 @@
 //   caller_read_req_complete(qp) the READ response that completes every
 //                                posted TID READ (tid_r_comp == tid_r_reqs in
 //                                hfi1_rc_rcv_tid_rdma_read_resp): s_lock ->
-//                                hfi1_kern_clear_hw_flow; -EBUSY (nothing
+//                                hfi1_kern_clear_hw_flow, then the WQE's
+//                                completion frees its flow array
+//                                (trdma_clean_swqe; the next segment, a new
+//                                READ, allocates one); -EBUSY (nothing
 //                                done) while a READ segment is pending or
 //                                waits to be set up (the READ is not complete)
 //   caller_write_alloc_segment(qp, pset_pages, psets)
@@ -114,6 +117,8 @@
 #include "absl/base/thread_annotations.h"
 #include "core/hfi1.h"
 #include "core/qp.h"
+
+struct tid_rdma_request;
 
 // Which caller an observed event comes from.
 enum class CallerOp {
@@ -188,6 +193,10 @@ int caller_write_alloc_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
                                CallerObserver* observer = nullptr);
 int caller_write_data_segment(rvt_qp* qp, CallerObserver* observer = nullptr);
 int caller_write_alloc_idle(rvt_qp* qp, CallerObserver* observer = nullptr);
+// NOT KERNEL: whether the request's next segment found no TIDs and keeps
+// its pagesets for its retry (the request is not done with it). The
+// request's QP's s_lock.
+bool tid_request_has_waiting_segment(const tid_rdma_request& req);
 // Segments of the QP's READ request set up and not yet cleared. s_lock.
 int read_req_pending_segments(rvt_qp* qp) __must_hold(&qp->s_lock);
 // The same for its TID WRITE request (the kernel's alloc_w_segs). s_lock.

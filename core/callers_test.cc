@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/bitops.h"
+#include "core/exp_rcv.h"
 #include "core/test_model.h"
 #include "core/tid_rdma.h"
 #include "gmock/gmock.h"
@@ -296,6 +297,34 @@ TEST_F(CallersTest, TheWriteAllocatorKeepsTheFlowWhileItsSegmentsArePending) {
   ASSERT_EQ(caller_write_data_segment(model_.qp(0)), 0);
   EXPECT_EQ(caller_write_alloc_idle(model_.qp(0)), 1);
   EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
+}
+
+// The WQE's flow array lives from the READ's post to its completion
+// (hfi1_kern_exp_rcv_alloc_flows, trdma_clean_swqe): the completion frees
+// it, the next READ's first segment allocates a new one.
+TEST_F(CallersTest, AReadsFlowArrayLivesFromItsFirstSegmentToItsCompletion)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  rvt_qp* qp = model_.qp(0);
+  tid_rdma_request* req = &qp->priv->model_swqe->tid_req;
+  ASSERT_NE(req->flows, nullptr);  // allocated at QP creation
+  const u8 pages[4] = {4, 4, 4, 4};
+  ASSERT_EQ(caller_read_req_segment(qp, pages, 4), 0);
+  ASSERT_EQ(caller_read_resp_segment(qp), 0);
+  ASSERT_EQ(caller_read_req_complete(qp, &rec_), 0);
+  EXPECT_EQ(req->flows, nullptr);
+  EXPECT_EQ(caller_read_resp_segment(qp), -EINVAL);  // no response to come
+  caller_read_req_clear_all(qp);                      // nothing to clear
+  EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
+  ASSERT_EQ(caller_read_req_segment(qp, pages, 4), 0);  // a new READ
+  ASSERT_NE(req->flows, nullptr);
+  // kmalloc's memory is not zeroed; the mini init sets what the code reads
+  // before writing it, and the rest keeps the model's poison byte.
+  const tid_rdma_flow& unused = req->flows[(req->setup_head + 1) & (MAX_FLOWS - 1)];
+  EXPECT_EQ(unused.req, req);
+  EXPECT_EQ(unused.npagesets, 0);
+  EXPECT_EQ(unused.tnode_cnt, 0xa5);
+  EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
+  EXPECT_TRUE(lock_reports_.reports().empty());
 }
 
 // A request with a segment that found no TIDs is not done: neither the READ

@@ -91,24 +91,34 @@ struct tid_rdma_flow {
   kern_tid_node tnode[TID_RDMA_MAX_PAGES];
   tid_rdma_pageset pagesets[TID_RDMA_MAX_PAGES];
   u32 tid_entry[TID_RDMA_MAX_PAGES];
+  u32 resync_npkts;  // the kernel's RESYNC bookkeeping; the model only sets it
 };
 
 // tid_rdma.h: a request's ring of flows: setup_head is the next to set up,
-// clear_tail the oldest set up; at most n_flows in use. (The kernel's flows
-// are kcalloc'ed MAX_FLOWS; the model embeds them.)
+// clear_tail the oldest set up; at most n_flows in use. `flows` is MAX_FLOWS
+// entries from hfi1_kern_exp_rcv_alloc_flows (an ack entry's at QP creation,
+// a WQE's when its TID READ is posted), nullptr after
+// hfi1_kern_exp_rcv_free_flows (QP destruction; a WQE's at its completion,
+// __trdma_clean_swqe).
 struct tid_rdma_request {
   rvt_qp* qp;
   hfi1_ctxtdata* rcd;
   u16 setup_head;
   u16 clear_tail;
   u16 n_flows;
-  tid_rdma_flow flows[MAX_FLOWS];
+  tid_rdma_flow* flows;
 };
 
 // verbs.h: a send WQE's private part, reduced to its TID RDMA request
 // (wqe_to_tid_req). The model's QP has one (hfi1_qp_priv::model_swqe).
 struct hfi1_swqe_priv {
   tid_rdma_request tid_req;
+};
+
+// rdmavt's send WQE, reduced to its private part (typed here: C's void *
+// would not convert in C++).
+struct rvt_swqe {
+  hfi1_swqe_priv* priv;
 };
 
 // verbs.h: an ack queue entry's private part, reduced to its TID RDMA request
@@ -166,8 +176,24 @@ u32 full_flow_psn(tid_rdma_flow* flow, u32 psn);
 int hfi1_alloc_ctxt_rcv_groups(hfi1_ctxtdata* rcd);
 
 // tid_rdma.c: a fresh request of `qp` with room for `n_flows` segments
-// (hfi1_init_trdma_req's resource part; n_flows <= MAX_FLOWS - 1).
+// (hfi1_init_trdma_req's resource part; n_flows <= MAX_FLOWS - 1), its flow
+// array allocated (hfi1_kern_exp_rcv_alloc_flows, as at QP creation).
 void hfi1_model_init_trdma_req(tid_rdma_request* req, rvt_qp* qp, u16 n_flows);
+
+// tid_rdma.c, mirrored in core/tid_rdma_rcvarray.cc: the request's flow
+// array. alloc: nothing if it has one; else MAX_FLOWS flows, each pointing
+// at `req` with no pagesets; 0, or -ENOMEM. free: kfree, flows = nullptr,
+// whatever the ring still holds ([R-6]: set-up slots would leak their
+// entries, which G5 then reports). __trdma_clean_swqe: the WQE's at its
+// completion.
+int hfi1_kern_exp_rcv_alloc_flows(tid_rdma_request* req, gfp_t gfp);
+void hfi1_kern_exp_rcv_free_flows(tid_rdma_request* req);
+void __trdma_clean_swqe(rvt_qp* qp, rvt_swqe* wqe);
+// tid_rdma.h trdma_clean_swqe(): "clean flows for swqe if large send queue".
+inline void trdma_clean_swqe(rvt_qp* qp, rvt_swqe* wqe) {
+  if (!wqe->priv) return;
+  __trdma_clean_swqe(qp, wqe);
+}
 
 // tid_rdma.c: sets up the next segment of `req` (flows[setup_head]): its
 // pagesets from `ss`, TID entries from the groups (kern_alloc_tids), the

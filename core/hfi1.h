@@ -125,6 +125,7 @@ struct hfi1_ctxtdata {
   std::unique_ptr<tid_group[]> groups;  // rcv_array_groups of them; set at creation
   u16 rcv_array_groups = 0;  // the model: the expected groups (kernel: eager too)
   u16 expected_count = 0;    // expected RcvArray entries, from expected_base
+  int numa_id = 0;           // the node its memory comes from (kmalloc_node); unmodelled
   u16 expected_base = 0;     // device-wide index of the first
   // Modelled hardware: the context's expected RcvArray entries (MMIO:
   // relaxed atomics), written by hfi1_put_tid. (pa | 1) valid, 0 invalid.

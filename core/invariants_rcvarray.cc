@@ -113,6 +113,7 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   const auto add_live = [&](const tid_rdma_request& req, const rvt_qp* qp, const char* role) {
     const u32 qpn = qp->qp_num;
     const tid_flow_state& fs = qp->priv->flow_state;
+    if (req.flows == nullptr) return;  // freed: a completed READ's
     for (u16 s = req.clear_tail; s != req.setup_head; s = (s + 1) & (MAX_FLOWS - 1)) {
       const tid_rdma_flow& flow = req.flows[s];
       // R7: the segment's data arrives on the flow it was set up with.

@@ -1,12 +1,14 @@
 // core/kernel_idioms.h: the few kernel macros and helpers the RcvArray code
 // of tid_rdma.c uses (linux/bits.h, minmax.h, log2.h, circ_buf.h, bug.h,
-// hfi1's dd_dev_err), with the kernel's names, for core's mirror
+// linux/compiler.h, linux/slab.h, hfi1's dd_dev_err), with the kernel's names, for core's mirror
 // (core/tid_rdma_rcvarray.cc) and for the kernel's own text in upstream mode
 // (upstream/shim/prelude.h includes core's headers).
 #ifndef FLOWCHECK_CORE_KERNEL_IDIOMS_H_
 #define FLOWCHECK_CORE_KERNEL_IDIOMS_H_
 
+#include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/hfi1_constants.h"
@@ -28,6 +30,30 @@ inline int ilog2(u32 n) { return 31 - __builtin_clz(n); }
     if (warn_on_) std::fprintf(stderr, "hfi1 model: WARN_ON_ONCE(%s)\n", #condition); \
     warn_on_;                                                                     \
   })
+
+// linux/compiler.h
+#define likely(x) __builtin_expect(!!(x), 1)
+
+// linux/slab.h, for the per-request flow arrays (hfi1_kern_exp_rcv_alloc_flows).
+// The result converts to the caller's pointer type, as C's void * does. The
+// memory is not zeroed (kmalloc's is not either): it is filled with a poison
+// byte, so that a field the kernel's code forgets to set reads the same odd
+// value in every run instead of whatever the heap held.
+using gfp_t = unsigned int;
+inline constexpr gfp_t GFP_KERNEL = 0xcc0, GFP_ATOMIC = 0xa20;
+struct KmallocResult {
+  void* p;
+  template <typename T>
+  operator T*() const {  // NOLINT: converts implicitly, as void * does in C
+    return static_cast<T*>(p);
+  }
+};
+inline KmallocResult kmalloc_node(size_t size, gfp_t, int) {
+  void* p = std::malloc(size);
+  if (p != nullptr) std::memset(p, 0xa5, size);
+  return KmallocResult{p};
+}
+inline void kfree(const void* p) { std::free(const_cast<void*>(p)); }
 
 // hfi1's device error print.
 #define dd_dev_err(dd, fmt, ...) \

@@ -233,6 +233,39 @@ queue:
 
 void hfi1_tid_rdma_reset_flow(tid_rdma_flow* flow) { flow->npagesets = 0; }
 
+// Kernel: tid_rdma.c hfi1_kern_exp_rcv_free_flows()
+void hfi1_kern_exp_rcv_free_flows(tid_rdma_request* req) {
+  kfree(req->flows);
+  req->flows = NULL;
+}
+
+// Kernel: tid_rdma.c __trdma_clean_swqe()
+void __trdma_clean_swqe(rvt_qp* qp, rvt_swqe* wqe) {
+  hfi1_swqe_priv* p = wqe->priv;
+
+  hfi1_kern_exp_rcv_free_flows(&p->tid_req);
+}
+
+// Kernel: tid_rdma.c hfi1_kern_exp_rcv_alloc_flows(): "This can be called at
+// QP create time or in the data path."
+int hfi1_kern_exp_rcv_alloc_flows(tid_rdma_request* req, gfp_t gfp) {
+  tid_rdma_flow* flows;
+  int i;
+
+  if (likely(req->flows)) return 0;
+  flows = kmalloc_node(MAX_FLOWS * sizeof(*flows), gfp, req->rcd->numa_id);
+  if (!flows) return -ENOMEM;
+  // mini init
+  for (i = 0; i < MAX_FLOWS; i++) {
+    flows[i].req = req;
+    flows[i].npagesets = 0;
+    flows[i].pagesets[0].mapped = 0;
+    flows[i].resync_npkts = 0;
+  }
+  req->flows = flows;
+  return 0;
+}
+
 int hfi1_kern_exp_rcv_clear(tid_rdma_request* req) NO_ANALYSIS {
   tid_rdma_flow* flow = &req->flows[req->clear_tail];
   hfi1_ctxtdata* rcd = req->rcd;

@@ -160,8 +160,7 @@ void OpSegment(Participant* p, QpSlot* s, int psets = 0) {
 // retries. A wait that came from the rarr_wait gate has none. Only the QP's
 // own thread touches its request.
 bool SegmentQueued(const QpSlot* s) {
-  const tid_rdma_request& req = s->qp->priv->model_swqe->tid_req;
-  return req.flows[req.setup_head].npagesets != 0;
+  return tid_request_has_waiting_segment(s->qp->priv->model_swqe->tid_req);
 }
 
 // A segment's READ response arrived: its TIDs are freed (nothing if none is
@@ -184,8 +183,7 @@ void OpWriteAlloc(Participant* p, QpSlot* s, int psets = 0) {
 
 // Whether the QP's next WRITE segment waited for TIDs (see SegmentQueued).
 bool WriteQueued(const QpSlot* s) {
-  const tid_rdma_request& req = s->qp->priv->model_ack->tid_req;
-  return req.flows[req.setup_head].npagesets != 0;
+  return tid_request_has_waiting_segment(s->qp->priv->model_ack->tid_req);
 }
 
 // A WRITE segment's last data packet arrived: its TIDs are freed (nothing if

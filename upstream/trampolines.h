@@ -200,6 +200,15 @@ int hfi1_kern_exp_rcv_clear(struct tid_rdma_request *req) {
 void hfi1_kern_exp_rcv_clear_all(struct tid_rdma_request *req) {
   upstream_hfi1_kern_exp_rcv_clear_all(req);
 }
+int hfi1_kern_exp_rcv_alloc_flows(struct tid_rdma_request *req, gfp_t gfp) {
+  return upstream_hfi1_kern_exp_rcv_alloc_flows(req, gfp);
+}
+void hfi1_kern_exp_rcv_free_flows(struct tid_rdma_request *req) {
+  upstream_hfi1_kern_exp_rcv_free_flows(req);
+}
+void __trdma_clean_swqe(struct rvt_qp *qp, struct rvt_swqe *wqe) {
+  upstream___trdma_clean_swqe(qp, wqe);
+}
 
 void hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_model_random *saved = upstream_random_source;

@@ -91,5 +91,6 @@
 #define caller_write_data_segment diffmodel_caller_write_data_segment
 #define caller_write_alloc_idle diffmodel_caller_write_alloc_idle
 #define write_req_pending_segments diffmodel_write_req_pending_segments
+#define tid_request_has_waiting_segment diffmodel_tid_request_has_waiting_segment
 
 #endif  // FLOWCHECK_UPSTREAM_DIFF_MODEL_NAMES_H_

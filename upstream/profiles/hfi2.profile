@@ -15,6 +15,7 @@ mapped hfi2 HFI2
 # whole family by prefix.
 map hfi2_ctxtdata hfi1_ctxtdata
 map hfi2_qp_priv hfi1_qp_priv
+map hfi2_swqe_priv hfi1_swqe_priv
 map hfi2_devdata hfi1_devdata
 map hfi2_ibdev hfi1_ibdev
 map HFI2_S_WAIT_TID_SPACE HFI1_S_WAIT_TID_SPACE
