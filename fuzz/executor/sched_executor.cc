@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "core/callers.h"
+#include "core/exp_rcv.h"
 #include "core/tid_rdma.h"
 #include "fuzz/executor/legalise.h"
 #include "fuzz/executor/sched_state.h"
@@ -34,10 +35,12 @@ constexpr int kMaxRunAll = 64;   // run_all_work, as in the sequential executor
 constexpr int kMaxGrants = 7;    // a request's flow ring (docs/fuzz-format.md)
 
 // One Lockstep (model objects + its initial oracle) per QP count, reset per
-// program. After a failed execution its locks may still be held by threads
-// the scheduler cancelled, so it is dropped (kept reachable, never
-// destroyed: its destructor would take those locks) and the next program
-// gets a new one.
+// program. After an execution that failed before its end's checks completed,
+// its locks may still be held by threads the scheduler cancelled, so it is
+// dropped (kept reachable, never destroyed: its destructor would take those
+// locks) and the next program gets a new one. A dropped Lockstep gives back
+// its requests' flow arrays (the bulk of its memory; no lock guards them):
+// a minimizer's thousands of failing executions held gigabytes otherwise.
 oracle::Lockstep* g_pool[kMaxFlowQps + 1] = {};
 
 oracle::Lockstep* SchedLockstep(int num_qps, uint64_t seed) {
@@ -52,7 +55,13 @@ oracle::Lockstep* SchedLockstep(int num_qps, uint64_t seed) {
 
 void DropSchedLockstep(int num_qps) {
   static std::vector<oracle::Lockstep*>* dropped = new std::vector<oracle::Lockstep*>();
-  dropped->push_back(g_pool[num_qps]);
+  oracle::Lockstep* ls = g_pool[num_qps];
+  if (ls == nullptr) return;
+  for (int i = 0; i < ls->num_qps(); ++i) {
+    hfi1_kern_exp_rcv_free_flows(&ls->qp(i)->priv->model_swqe->tid_req);
+    hfi1_kern_exp_rcv_free_flows(&ls->qp(i)->priv->model_ack->tid_req);
+  }
+  dropped->push_back(ls);
   g_pool[num_qps] = nullptr;
 }
 
@@ -342,6 +351,7 @@ void SetUpExecution(const Program& p, const SchedExecOptions& options, SchedExec
   }
   sched::AtEnd([s] {
     s->Final();
+    s->clean_end = true;
     if (!s->r->ok) sched::Fail(s->r->line);
   });
   *keep = std::move(st);
@@ -469,9 +479,9 @@ const bool kRegistered = sched::RegisterScenario(sched::ScenarioSpec{
       auto r = std::make_shared<Replayed>();
       if (!ProgramFromParams(params, &r->p, &r->options.strict, error)) return nullptr;
       return [r] {
-        // A failed execution may leave locks held by cancelled threads: every
-        // execution gets a Lockstep of its own (the last one is kept).
-        DropSchedLockstep(r->p.num_qps);
+        // An execution that failed before its end may leave locks held by
+        // cancelled threads: the next one then gets a Lockstep of its own.
+        if (r->keep != nullptr && !r->keep->clean_end) DropSchedLockstep(r->p.num_qps);
         r->result = SchedExecResult{};
         SetUpExecution(r->p, r->options, &r->result, &r->ls, &r->keep);
       };
@@ -523,7 +533,7 @@ SchedExecResult ExecuteSched(const Program& p, const SchedExecOptions& options) 
     } else {
       result.report += run.report;
     }
-    DropSchedLockstep(p.num_qps);
+    if (keep == nullptr || !keep->clean_end) DropSchedLockstep(p.num_qps);
   }
   return result;
 }

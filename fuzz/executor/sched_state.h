@@ -87,6 +87,9 @@ struct State {
   std::vector<ThreadState> th;
   unsigned long bare_mask = 0;  // the harness's flows (bookkeeping under exp_lock)
   bool in_sync = true;
+  // The end's checks ran to completion: every logical thread had ended, so
+  // no lock is held and the Lockstep may serve the next execution.
+  bool clean_end = false;
   uint64_t op_seq = 0;          // bumped at every op's begin and end
   uint64_t work_seq = 0;        // bumped at every kUnobserved op's begin and end
   bool waited[8] = {};          // QP i got -EAGAIN from a setup
