@@ -42,6 +42,7 @@ const char* CallerOpName(CallerOp op) {
     case CallerOp::kReadRespSegment: return "read_resp_segment";
     case CallerOp::kReadReqClearAll: return "read_req_clear_all";
     case CallerOp::kReadReqComplete: return "read_req_complete";
+    case CallerOp::kReadReqFlushComplete: return "read_req_flush_complete";
     case CallerOp::kWriteAllocSegment: return "write_alloc_segment";
     case CallerOp::kWriteDataSegment: return "write_data_segment";
     case CallerOp::kWriteAllocIdle: return "write_alloc_idle";
@@ -311,6 +312,27 @@ int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREA
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqComplete, 0, ret);
   spin_unlock_irqrestore(&qp->s_lock, flags);
   return ret;
+}
+
+void caller_read_req_flush_complete(rvt_qp* qp, CallerObserver* observer)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);
+  const tid_rdma_request& req = qp->priv->model_swqe->tid_req;
+  // NOT KERNEL, model audit: the entries the ring's set-up segments hold,
+  // which no one can clear once the flow array is gone ([R-6]).
+  if (req.flows != nullptr) {
+    u32 held = 0;
+    for (u16 s = req.clear_tail; s != req.setup_head; s = (s + 1) & (MAX_FLOWS - 1)) {
+      for (int n = 0; n < req.flows[s].tnode_cnt; ++n) held += req.flows[s].tnode[n].cnt;
+    }
+    qp->priv->rcd->rcvarray_audit.orphaned_entries.fetch_add(held, std::memory_order_relaxed);
+  }
+  // "We are in the error state, flush the work request."
+  rvt_swqe wqe{qp->priv->model_swqe};
+  trdma_clean_swqe(qp, &wqe);
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqFlushComplete, 0, 0);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
 // hfi1_tid_write_alloc_resources' loop body for one segment, in its order

@@ -65,6 +65,13 @@
 //                                READ, allocates one); -EBUSY (nothing
 //                                done) while a READ segment is pending or
 //                                waits to be set up (the READ is not complete)
+//   caller_read_req_flush_complete(qp) the QP is in the error state and its
+//                                send engine completes the READ's WQE with a
+//                                flush status (hfi1_make_rc_req's error path:
+//                                hfi1_trdma_send_complete -> trdma_clean_swqe):
+//                                s_lock; the flow array is freed with whatever
+//                                segments the ring still holds ([R-6]: their
+//                                entries are recorded as orphaned, for G5)
 //   caller_write_alloc_segment(qp, pset_pages, psets)
 //                                the WRITE responder allocating the next
 //                                segment of the TID WRITE it answers
@@ -137,6 +144,7 @@ enum class CallerOp {
   kReadRespSegment,
   kReadReqClearAll,
   kReadReqComplete,
+  kReadReqFlushComplete,
   kWriteAllocSegment,
   kWriteDataSegment,
   kWriteAllocIdle,
@@ -189,6 +197,7 @@ int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
 int caller_read_resp_segment(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer = nullptr);
 int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer = nullptr);
+void caller_read_req_flush_complete(rvt_qp* qp, CallerObserver* observer = nullptr);
 int caller_write_alloc_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
                                CallerObserver* observer = nullptr);
 int caller_write_data_segment(rvt_qp* qp, CallerObserver* observer = nullptr);

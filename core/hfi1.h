@@ -97,6 +97,11 @@ struct exp_tid_set {
 // hfi1_put_tid programming an entry that was already valid.
 struct hfi1_rcvarray_audit {
   std::atomic<u64> double_programs{0};
+  // RcvArray entries still held by set-up segments whose request's flow
+  // array was freed (hfi1_kern_exp_rcv_free_flows on a non-empty ring,
+  // ): nothing can clear them any more. Recorded by core/callers.h's
+  // caller_read_req_flush_complete; G5 counts them as a divergence.
+  std::atomic<u32> orphaned_entries{0};
   std::atomic<u32> last_double_programmed{0};
 };
 

@@ -146,7 +146,13 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
     if (qp->priv->model_swqe != nullptr) add_live(qp->priv->model_swqe->tid_req, qp, "READ");
     if (qp->priv->model_ack != nullptr) add_live(qp->priv->model_ack->tid_req, qp, "WRITE");
   }
-  if (live_cnt != used_sum) {
+  const u32 orphaned = rcd.rcvarray_audit.orphaned_entries.load(std::memory_order_relaxed);
+  if (orphaned != 0 && live_cnt + orphaned == used_sum) {
+    c->Add(Invariant::kG5, Severity::kUpstreamDivergence,
+           "[R-6] the groups count %u entries in use, the live segments hold %u: %u are held by "
+           "segments whose flow array was freed (a flushed WQE), and nothing will free them",
+           used_sum, live_cnt, orphaned);
+  } else if (live_cnt != used_sum) {
     c->Add(Invariant::kG5, Severity::kViolation,
            "the groups count %u entries in use, the live segments hold %u", used_sum, live_cnt);
   }

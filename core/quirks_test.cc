@@ -139,6 +139,30 @@ TEST(R10, AReadCompletionFreesTheFlowUnderALiveWriteSegment) {
   EXPECT_FALSE(flowcheck::HasSeverity(v, Severity::kViolation)) << flowcheck::FormatViolations(v);
 }
 
+// from a kernel caller: a QP put in the error state (ib_modify_qp to
+// ERR, as ib_drain_qp does) while its TID READ has segments set up. The send
+// engine flushes the WQE (hfi1_trdma_send_complete -> trdma_clean_swqe),
+// which frees the flow array without clearing the ring; the reset's
+// hfi1_qp_kern_exp_rcv_clear_all then walks only from s_acked, already past
+// the flushed WQE. The segments' RcvArray entries stay in use for good.
+TEST(R6, AReadFlushedInTheErrorStateOrphansItsRcvArrayEntries) {
+  TestModel m(2);
+  const u8 full[16] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};  // 16 TID entries
+  ASSERT_EQ(caller_read_req_segment(m.qp(0), full, 16), 0);
+  caller_read_req_flush_complete(m.qp(0));
+  EXPECT_EQ(m.priv(0)->model_swqe->tid_req.flows, nullptr);
+  caller_clear_hw_flow(m.qp(0));  // the reset: its flow, nothing else
+  std::vector<InvariantViolation> v = m.Check();
+  EXPECT_THAT(Ids(v), ElementsAre("G5"));
+  for (const InvariantViolation& x : v) {
+    EXPECT_EQ(x.severity, Severity::kUpstreamDivergence) << x.ToString();
+    EXPECT_THAT(x.detail, HasSubstr("[R-6]"));
+  }
+  // The context lost them: of its 64 entries another QP gets 48.
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(caller_read_req_segment(m.qp(1), full, 16), 0) << i;
+  EXPECT_EQ(caller_read_req_segment(m.qp(1), full, 16), -EAGAIN);
+}
+
 // Finds the first seed whose context gets a RESERVED initial generation.
 u64 FirstSeedWithReservedGeneration(int* flow) {
   for (u64 seed = 0; seed < (1u << 22); ++seed) {

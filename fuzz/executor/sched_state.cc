@@ -212,6 +212,7 @@ void SectionObserver::Check(hfi1_ctxtdata* rcd, const CallerEvent& e) {
       case CallerOp::kReadRespSegment:   // side has no fuzz op and no
       case CallerOp::kReadReqClearAll:   // oracle yet)
       case CallerOp::kReadReqComplete:
+      case CallerOp::kReadReqFlushComplete:
       case CallerOp::kWriteAllocSegment:
       case CallerOp::kWriteDataSegment:
       case CallerOp::kWriteAllocIdle:
