@@ -295,7 +295,8 @@ int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREA
   spin_lock_irqsave(&qp->s_lock, flags);
   int ret = -EBUSY;
   // A READ with a segment in flight or one not yet sent is not complete.
-  if (read_req_pending_segments(qp) == 0 && !tid_request_has_waiting_segment(qp->priv->model_swqe->tid_req)) {
+  if (read_req_pending_segments(qp) == 0 &&
+      !tid_request_has_waiting_segment(qp->priv->model_swqe->tid_req)) {
     // "Clear the hw flow under two conditions: ... 2. Current request is
     // completed and there are no more requests." (tid_r_comp == tid_r_reqs)
     // It does not look at the WRITE responder's segments ([R-10]).
@@ -318,16 +319,10 @@ void caller_read_req_flush_complete(rvt_qp* qp, CallerObserver* observer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
-  const tid_rdma_request& req = qp->priv->model_swqe->tid_req;
   // NOT KERNEL, model audit: the entries the ring's set-up segments hold,
   // which no one can clear once the flow array is gone ([R-6]).
-  if (req.flows != nullptr) {
-    u32 held = 0;
-    for (u16 s = req.clear_tail; s != req.setup_head; s = (s + 1) & (MAX_FLOWS - 1)) {
-      for (int n = 0; n < req.flows[s].tnode_cnt; ++n) held += req.flows[s].tnode[n].cnt;
-    }
-    qp->priv->rcd->rcvarray_audit.orphaned_entries.fetch_add(held, std::memory_order_relaxed);
-  }
+  qp->priv->rcd->rcvarray_audit.orphaned_entries.fetch_add(
+      tid_request_held_entries(qp->priv->model_swqe->tid_req), std::memory_order_relaxed);
   // "We are in the error state, flush the work request."
   rvt_swqe wqe{qp->priv->model_swqe};
   trdma_clean_swqe(qp, &wqe);

@@ -51,6 +51,15 @@ void hfi1_model_init_trdma_req(tid_rdma_request* req, rvt_qp* qp, u16 n_flows) {
   hfi1_kern_exp_rcv_alloc_flows(req, GFP_KERNEL);  // never fails in the model
 }
 
+u32 tid_request_held_entries(const tid_rdma_request& req) {
+  if (req.flows == nullptr) return 0;
+  u32 held = 0;
+  for (u16 s = req.clear_tail; s != req.setup_head; s = (s + 1) & (MAX_FLOWS - 1)) {
+    for (int n = 0; n < req.flows[s].tnode_cnt; ++n) held += req.flows[s].tnode[n].cnt;
+  }
+  return held;
+}
+
 void hfi1_put_tid(hfi1_devdata* dd, u32 index, u32 type, u64 pa, u16 order) {
   (void)order;
   for (const auto& rcd : dd->rcd) {

@@ -180,6 +180,11 @@ int hfi1_alloc_ctxt_rcv_groups(hfi1_ctxtdata* rcd);
 // array allocated (hfi1_kern_exp_rcv_alloc_flows, as at QP creation).
 void hfi1_model_init_trdma_req(tid_rdma_request* req, rvt_qp* qp, u16 n_flows);
 
+// NOT KERNEL: the RcvArray entries the request's set-up segments hold
+// (the nodes' counts over [clear_tail, setup_head); 0 without a flow
+// array). The request's QP's s_lock, or the model at rest.
+u32 tid_request_held_entries(const tid_rdma_request& req);
+
 // tid_rdma.c, mirrored in core/tid_rdma_rcvarray.cc: the request's flow
 // array. alloc: nothing if it has one; else MAX_FLOWS flows, each pointing
 // at `req` with no pagesets; 0, or -ENOMEM. free: kfree, flows = nullptr,

@@ -114,6 +114,7 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
     const u32 qpn = qp->qp_num;
     const tid_flow_state& fs = qp->priv->flow_state;
     if (req.flows == nullptr) return;  // freed: a completed READ's
+    live_cnt += tid_request_held_entries(req);
     for (u16 s = req.clear_tail; s != req.setup_head; s = (s + 1) & (MAX_FLOWS - 1)) {
       const tid_rdma_flow& flow = req.flows[s];
       // R7: the segment's data arrives on the flow it was set up with.
@@ -128,7 +129,6 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
                cross ? " (the other role freed the shared flow under it)" : "");
       }
       for (int n = 0; n < flow.tnode_cnt; ++n) {
-        live_cnt += flow.tnode[n].cnt;
         ForEachEntry(flow.tnode[n], [&](u32 entry) {
           int& o = owner[entry - rcd.expected_base];
           if (o >= 0) {
