@@ -138,14 +138,14 @@ fi
 # Controlled runs (--sched): a failure exits 1 with the schedule written and
 # the JSON saying fail; a pass exits 0 with the JSON saying pass.
 mkdir -p "$tmp/sched"
-"$bin" --sched=pct --seed=9 --flush_handoff=false --sched_executions=20000 \
+"$bin" --sched=pct --seed=89 --flush_handoff=false --sched_executions=20000 \
   --schedule_out="$tmp/sched/" --json_out="$tmp/sched.json" >"$tmp/sched.out" 2>"$tmp/sched.err"
 rc=$?
 [ "$rc" = 1 ] || fail "--sched=pct (flush hazard): exit $rc, expected 1"
 [ "$(json_field "$tmp/sched.json" result)" = fail ] || fail "--sched=pct: JSON result is not fail"
 [ "$(json_field "$tmp/sched.json" failure)" = "invariant no-lost-wakeup" ] ||
   fail "--sched=pct: JSON failure: $(json_field "$tmp/sched.json" failure)"
-grep -qF "tools/reproduce.sh $tmp/sched/stress-pct-seed9-exec" "$tmp/sched.json" ||
+grep -qF "tools/reproduce.sh $tmp/sched/stress-pct-seed89-exec" "$tmp/sched.json" ||
   fail "--sched=pct: the JSON does not name the schedule file"
 "$bin" --sched=random --seed=9 --sched_executions=20 --json_out="$tmp/sched-pass.json" \
   >"$tmp/sched-pass.out" 2>"$tmp/sched-pass.err"

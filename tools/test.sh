@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # tools/test.sh: the README's test command (and CI's, via .ci/run).
-# Installs whatever is missing (tools/bootstrap.sh), then runs every test in
-# the default config and under ThreadSanitizer, then in upstream mode (the
-# kernel's own tid_rdma.c functions, docs/upstream.md) under ThreadSanitizer
-# on Debian's 6.1 and 6.12 texts, with the proof that a changed kernel text fails, then with the hfi2 driver
-# profile on an hfi2-shaped text generated from hfi1's (default and TSan).
+# Installs whatever is missing (tools/bootstrap.sh), then runs every test
+# under ThreadSanitizer, on the model and in upstream mode (the kernel's own
+# tid_rdma.c functions, docs/upstream.md) on Debian's 6.1 text, with the
+# proof that a changed kernel text fails; then on Debian's 6.12 text and with
+# the hfi2 driver profile on an hfi2-shaped text generated from hfi1's; then
+# the emulated OSS-Fuzz build and the coverage report.
+# Each test runs once per distinct program (docs/build.md, "What the test
+# command runs"): not again without TSan (the default config compiles the
+# same code with fewer checks), and on a second kernel text in full only
+# when that text's code differs from 6.1's (upstream/same_code.py);
+# otherwise the suites about the kernel text run on it.
 # Extra arguments are passed to every `bazel test` run, e.g.
 # tools/test.sh --test_output=all.
 set -euo pipefail
@@ -37,16 +43,40 @@ step "tools/lint.sh" tools/lint.sh
 step "the tools' own tests (self-test patches, runner, corpus, campaign, OSS-Fuzz checks, coverage, docs links)" \
   tools/tools_tests.sh
 
-step "bazel test //... (default config)" bazel test //... "$@"
 step "bazel test --config=tsan //... (ThreadSanitizer)" bazel test --config=tsan //... "$@"
 
 step "bazel test --config=upstream --config=tsan //... (the kernel's tid_rdma.c functions, 6.1)" \
   bazel test --config=upstream --config=tsan //... "$@"
-step "bazel test --config=upstream --config=tsan //... on linux-source-6.12 (a second real tree)" \
-  bazel test --config=upstream --config=tsan \
-  --repo_env=FLOWCHECK_KERNEL_SRC=third_party/src/linux-hfi1-6.12 //... "$@"
 step "upstream/prove_real_text.sh (a changed kernel text fails a test)" \
   upstream/prove_real_text.sh --config=tsan "$@"
+
+# second_text TREE PROFILE CONFIG...: upstream mode under TSan on another
+# kernel text. Its whole suite when its code differs from 6.1's; when it is
+# the same code (upstream/same_code.py: token for token, line markers,
+# comments and the profile's names aside), the suites about the kernel text:
+# the extraction and the text's own tests, core's, the differential fuzz
+# replay and the controlled runs that find the flush hazard.
+base_text=third_party/src/linux-hfi1/drivers/infiniband/hw/hfi1/tid_rdma.c
+kernel_suites=(//upstream/... //core/... //fuzz:model_vs_upstream_test //stress:controlled_test)
+second_text() {
+  local tree="$1" profile="$2" text
+  shift 2
+  text="$(sed -n 's/^dir //p' "upstream/profiles/$profile.profile")"
+  local same=(python3 upstream/same_code.py "--base=$base_text" "--tree=$tree/$text/tid_rdma.c"
+    "--profile=upstream/profiles/$profile.profile"
+    --functions=upstream/functions.txt:upstream/shim/apis.txt
+    --functions=upstream/pages/functions.txt:upstream/pages/apis.txt)
+  local rc=0
+  "${same[@]}" || rc=$?
+  case "$rc" in
+    0) bazel test "$@" "--repo_env=FLOWCHECK_KERNEL_SRC=$tree" "${kernel_suites[@]}" "${extra[@]}" ;;
+    1) bazel test "$@" "--repo_env=FLOWCHECK_KERNEL_SRC=$tree" //... "${extra[@]}" ;;
+    *) return "$rc" ;;
+  esac
+}
+extra=("$@")
+step "upstream mode + TSan on linux-source-6.12 (a second real tree)" \
+  second_text third_party/src/linux-hfi1-6.12 hfi1 --config=upstream --config=tsan
 
 # The hfi2 driver profile (upstream/profiles/hfi2.profile) without the hfi2
 # tree: an hfi2-shaped tid_rdma.c generated from Debian's hfi1 text (git-ignored).
@@ -54,10 +84,8 @@ hfi2_tree=third_party/src/hfi2-generated
 step "upstream/hfi2_shaped.py -> $hfi2_tree (hfi2-shaped text from hfi1's)" \
   python3 upstream/hfi2_shaped.py --profile=upstream/profiles/hfi2.profile --out="$hfi2_tree" \
   --hfi1=third_party/src/linux-hfi1/drivers/infiniband/hw/hfi1/tid_rdma.c
-step "bazel test --config=upstream_hfi2 //... (the hfi2 profile on the generated text)" \
-  bazel test --config=upstream_hfi2 "--repo_env=FLOWCHECK_KERNEL_SRC=$hfi2_tree" //... "$@"
-step "bazel test --config=upstream_hfi2 --config=tsan //... (the same under ThreadSanitizer)" \
-  bazel test --config=upstream_hfi2 --config=tsan "--repo_env=FLOWCHECK_KERNEL_SRC=$hfi2_tree" //... "$@"
+step "upstream mode + TSan with the hfi2 profile on the generated text" \
+  second_text "$hfi2_tree" hfi2 --config=upstream_hfi2 --config=tsan
 
 # Each target fuzzes 2 s (the tool's default is 10): what is checked is that
 # it starts as ClusterFuzz starts it and replays its seeds without a crash.
@@ -67,4 +95,4 @@ step "tools/coverage.sh on a tiny corpus (report written, summary line parses)" 
   python3 tools/coverage_test.py --run-script ScriptTest
 
 breakdown
-echo "=== all tests passed in the default config, under TSan, in upstream mode under TSan, with the hfi2 profile and in the emulated OSS-Fuzz build ($(( $(date +%s) - start )) s)"
+echo "=== all tests passed under TSan, in upstream mode under TSan (6.1, 6.12, the hfi2 profile) and in the emulated OSS-Fuzz build ($(( $(date +%s) - start )) s)"
