@@ -5,8 +5,29 @@
 # (everything built, test results not cached). Prints a Markdown table;
 # configs default to "default tsan asan fuzz". Takes several minutes; run it
 # on an idle machine.
+#
+# tools/measure_build.sh --test_command: the README's test command from
+# nothing: `.ci/run` in a fresh clone of HEAD with an empty disk cache and a
+# new output base (the Debian packages stay installed; the sources are
+# unpacked again). Prints the CPU, tools/test.sh's time per step and the wall
+# time (docs/build.md, "The test command from nothing").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ "${1:-}" = --test_command ]; then
+  base="$(mktemp -d /tmp/flowcheck-measure.XXXXXX)"
+  git clone -q . "$base/src"
+  mkdir "$base/cache"
+  echo "build --disk_cache=$base/cache" >"$base/src/.bazelrc.local"
+  echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) CPUs," \
+    "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  rc=0
+  (cd "$base/src" && /usr/bin/time -f '%e' -o "$base/wall" bash .ci/run >"$base/run.log" 2>&1) || rc=$?
+  sed -n '/^=== time per step/,$p' "$base/run.log"
+  echo "wall time (/usr/bin/time): $(cat "$base/wall" | tail -n 1) s; exit $rc"
+  (cd "$base/src" && bazel shutdown >/dev/null 2>&1) || true
+  ((rc == 0)) && rm -rf "$base" || echo "the log: $base/run.log"
+  exit "$rc"
+fi
 configs=("$@")
 ((${#configs[@]})) || configs=(default tsan asan fuzz)
 
