@@ -2,13 +2,15 @@
 # tools/coverage.sh: source-based coverage of what the fuzz targets' inputs
 # reach, as an HTML report and one summary line per directory.
 #
-#   tools/coverage.sh [--corpus=DIR] [--out=DIR] [--upstream]
+#   tools/coverage.sh [--corpus=DIR] [--out=DIR] [--upstream] [--targets=T1,T2]
 #
 #   --corpus=DIR  kept corpora: DIR/<target>/corpus/ (the campaign's layout)
 #                 or DIR/<target>/; default out/fuzz, skipped when absent
 #   --out=DIR     the report; default out/coverage (DIR/index.html)
 #   --upstream    build with --config=upstream (the kernel's flow-layer text)
 #                 and report upstream/ too
+#   --targets=T,..  only these fuzz targets (e.g. pure_fuzz): fewer to build;
+#                 a name that is no fuzz target is an error (exit 2)
 # Relative paths are taken from the directory the command runs in.
 #
 # Builds every fuzz target's replay binary (the cc_test <target> that
@@ -37,12 +39,14 @@ abspath() { case "$1" in /*) echo "$1" ;; *) echo "$CALLER_PWD/$1" ;; esac; }
 corpus="$ROOT/out/fuzz"
 out="$ROOT/out/coverage"
 upstream=0
+only=""
 for a in "$@"; do
   case "$a" in
     --corpus=?*) corpus="$(abspath "${a#*=}")" ;;
     --out=?*) out="$(abspath "${a#*=}")" ;;
     --upstream) upstream=1 ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    --targets=?*) only="${a#*=}" ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "coverage: unknown option: $a (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -71,6 +75,17 @@ mapfile -t labels < <(bazel query \
   'attr(tags, "\bfuzz_regression\b", kind(cc_test, //...)) except attr(tags, "\bno_campaign\b", //...)' \
   2>"$log")
 ((${#labels[@]})) || { cat "$log" >&2; die "bazel query found no fuzz target"; }
+if [ -n "$only" ]; then
+  chosen=()
+  IFS=, read -r -a names <<<"$only"
+  for n in "${names[@]}"; do
+    match=""
+    for l in "${labels[@]}"; do [ "${l##*:}" = "$n" ] && match="$l"; done
+    [ -n "$match" ] || { echo "coverage: --targets: '$n' is no fuzz target (known: $(printf '%s ' "${labels[@]##*:}"))" >&2; exit 2; }
+    chosen+=("$match")
+  done
+  labels=("${chosen[@]}")
+fi
 targets=()
 while read -r label state; do
   if [ "$state" = ok ]; then targets+=("$label")

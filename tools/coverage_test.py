@@ -78,7 +78,10 @@ class SummaryTest(unittest.TestCase):
 
 
 class ScriptTest(unittest.TestCase):
-    """tools/coverage.sh on a tiny corpus (one kept input for one target)."""
+    """tools/coverage.sh on a tiny corpus (one kept input for one target),
+    built for that target only (--targets: the test command's step need not
+    build every target with coverage; the OSS-Fuzz emulation's coverage build
+    builds them all)."""
 
     def test_report_and_summary(self):
         root = os.path.dirname(HERE)
@@ -89,7 +92,8 @@ class ScriptTest(unittest.TestCase):
                         os.path.join(kept, "kept-1"))
             out = os.path.join(d, "cov")
             r = subprocess.run([os.path.join(HERE, "coverage.sh"),
-                                "--corpus=" + os.path.join(d, "fuzz"), "--out=" + out],
+                                "--corpus=" + os.path.join(d, "fuzz"), "--out=" + out,
+                                "--targets=pure_fuzz"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             self.assertEqual(r.returncode, 0, r.stderr[-3000:])
             lines = r.stdout.splitlines()
@@ -106,16 +110,24 @@ class ScriptTest(unittest.TestCase):
             committed = sum(len(files) for sub in ("corpus", "regressions")
                             for _, _, files in os.walk(os.path.join(root, "fuzz", sub, "pure_fuzz")))
             self.assertIn(f"pure_fuzz: {committed + 1} input(s)", r.stderr)  # + the kept one
+            self.assertIn("coverage: building 1 target(s)", r.stderr)
             # A second run replaces the report whole; the first one's directory goes.
             first = os.readlink(out)
             r = subprocess.run([os.path.join(HERE, "coverage.sh"),
-                                "--corpus=" + os.path.join(d, "fuzz"), "--out=" + out],
+                                "--corpus=" + os.path.join(d, "fuzz"), "--out=" + out,
+                                "--targets=pure_fuzz"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             self.assertEqual(r.returncode, 0, r.stderr[-3000:])
             self.assertNotEqual(os.readlink(out), first)
             self.assertFalse(os.path.exists(os.path.join(d, first)))
             self.assertEqual([n for n in os.listdir(d) if n.startswith(".coverage")],
                              [os.readlink(out)])
+
+    def test_an_unknown_target_is_exit_2_naming_it(self):
+        r = subprocess.run([os.path.join(HERE, "coverage.sh"), "--targets=pure_fuzz,no_such_fuzz"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 2, r.stderr[-3000:])
+        self.assertIn("'no_such_fuzz' is no fuzz target", r.stderr)
 
 
 if __name__ == "__main__":
