@@ -169,6 +169,17 @@ TEST_F(GRules, G5EntriesInUseThatNoSegmentHolds) ABSL_NO_THREAD_SAFETY_ANALYSIS 
   EXPECT_THAT(Found(), ElementsAre("G5"));
 }
 
+TEST_F(GRules, G6TidEntriesThatDoNotCoverThePlan) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  tid_rdma_flow& f = Req(m_, 0)->flows[0];  // 4 pagesets of 1 page: 2 TID entries of 2 pages
+  ASSERT_EQ(f.tidcnt, 2);
+  EXPECT_THAT(Found(), IsEmpty());
+  f.tid_entry[1] += EXP_TID_SET(LEN, 1);  // a pair's entry says 3 pages
+  EXPECT_THAT(Found(), ElementsAre("G6"));
+  f.tid_entry[1] -= EXP_TID_SET(LEN, 1);
+  f.tidcnt = 1;  // one entry for two pairs
+  EXPECT_THAT(Found(), ElementsAre("G6"));
+}
+
 TEST_F(GRules, G7AnEntryProgrammedTwiceOrValidWhileFree) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_put_tid(m_.dd(), 0, PT_EXPECTED, 0x1000, 0);  // entry 0 is valid already
   EXPECT_THAT(Found(), ElementsAre("G7"));
@@ -183,9 +194,9 @@ TEST_F(GRules, G7AnEntryInTwoLiveSegments) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   ASSERT_EQ(Segment(m, 0, 4), 0);
   tid_rdma_request* other = Req(m, 1);
   ASSERT_EQ(caller_setup_hw_flow(m.qp(1)), 0);  // its slot runs on its own flow (R7)
+  other->flows[0] = Req(m, 0)->flows[0];  // its plan, pagesets and TID entries (G6)
+  other->flows[0].req = other;
   other->flows[0].idx = m.priv(1)->flow_state.index;
-  other->flows[0].tnode[0] = Req(m, 0)->flows[0].tnode[0];
-  other->flows[0].tnode_cnt = 1;
   other->setup_head = 1;
   // G7 once per entry held twice (4), G5 as the entries count twice.
   EXPECT_THAT(Ids(m.Check()), UnorderedElementsAre("G5", "G7", "G7", "G7", "G7"));

@@ -1,5 +1,5 @@
 // core/invariants.h: the kernel's invariants (docs/kernel-invariants.md; F1-F6,
-// W1-W6, G1-G5 and G7) over one receive context and its QPs.
+// W1-W6, G1-G7) over one receive context and its QPs.
 //
 //   flowcheck::CheckOptions options;
 //   options.quiescent = true;               // all threads joined, queue drained
@@ -59,7 +59,7 @@ namespace flowcheck {
 enum class Invariant {
   kF1, kF2, kF3, kF4, kF5, kF6,
   kW1, kW2, kW3, kW4, kW5, kW6,
-  kG1, kG2, kG3, kG4, kG5, kG7,
+  kG1, kG2, kG3, kG4, kG5, kG6, kG7,
   kR7,
   kArg, kCount
 };
@@ -101,6 +101,10 @@ inline constexpr CheckId<Invariant> kInvariantIds[] = {
     {Invariant::kG5, "G5",
      "the entries the groups count in use are those the live segments hold (checked at rest "
      "only)"},
+    {Invariant::kG6, "G6",
+     "a live segment's programming consumed exactly its plan: an even npagesets, even node "
+     "counts summing to it, one TID entry per pair, the entries' lengths summing to the "
+     "pagesets' pages (checked at rest only)"},
     {Invariant::kG7, "G7",
      "no RcvArray entry programmed while valid, or valid while free in its group; none held by "
      "two live segments (at rest)"},

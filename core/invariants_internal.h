@@ -51,7 +51,7 @@ void CheckWaitQueues(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
                      const CheckOptions& options, Collector* c)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(rcd.exp_lock);
 
-// G1-G5, G7 (invariants_rcvarray.cc): the context's RcvArray groups and
+// G1-G7 (invariants_rcvarray.cc): the context's RcvArray groups and
 // entries; the QPs' live segments only when options.quiescent.
 void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
                    const CheckOptions& options, Collector* c)

@@ -1,4 +1,4 @@
-// core/invariants_rcvarray.cc: G1-G5 and G7 (docs/kernel-invariants.md, "TID
+// core/invariants_rcvarray.cc: G1-G7 (docs/kernel-invariants.md, "TID
 // groups") over a context's RcvArray groups, its entries and, at rest, the
 // live segments of its QPs' requests (core/exp_rcv.h).
 #include <bitset>
@@ -30,6 +30,40 @@ void ForEachEntry(const kern_tid_node& n, F f) {
     if (n.map & (1u << i)) continue;
     f(n.grp->base + static_cast<u32>(i));
     ++cnt;
+  }
+}
+
+// G6: a live segment's programming consumed exactly its plan
+// (kern_program_rcvarray over kern_alloc_tids' nodes): the page helpers pad
+// a segment to whole pairs, kern_alloc_tids plans whole pairs, and each pair
+// yields one TID entry whose LEN is the pair's pages.
+void CheckPlanConsumed(const tid_rdma_flow& flow, u32 qpn, const char* role, u16 slot,
+                       Collector* c) {
+  u32 planned = 0, odd_nodes = 0, pages = 0, len = 0;
+  for (int n = 0; n < flow.tnode_cnt; ++n) {
+    planned += flow.tnode[n].cnt;
+    odd_nodes += flow.tnode[n].cnt & 1;
+  }
+  for (int k = 0; k < flow.npagesets; ++k) pages += flow.pagesets[k].count;
+  for (int t = 0; t < flow.tidcnt; ++t) {
+    len += (flow.tid_entry[t] >> EXP_TID_TIDLEN_SHIFT) & EXP_TID_TIDLEN_MASK;
+  }
+  std::string why;
+  if (flow.npagesets % 2 != 0 || odd_nodes != 0) {
+    why = absl::StrFormat("npagesets %u, %u node(s) of an odd count", flow.npagesets, odd_nodes);
+  } else if (planned != flow.npagesets) {
+    why = absl::StrFormat("its %u node(s) plan %u entries for %u pagesets", flow.tnode_cnt,
+                          planned, flow.npagesets);
+  } else if (flow.tidcnt != flow.npagesets / 2) {
+    why = absl::StrFormat("%u TID entries for %u pagesets (one per pair)", flow.tidcnt,
+                          flow.npagesets);
+  } else if (len != pages) {
+    why = absl::StrFormat("its TID entries' lengths sum to %u pages, its pagesets hold %u", len,
+                          pages);
+  }
+  if (!why.empty()) {
+    c->Add(Invariant::kG6, Severity::kViolation, "qp %u's live %s segment (slot %u): %s", qpn,
+           role, slot, why);
   }
 }
 
@@ -106,7 +140,7 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
            rcd.rcvarray_audit.last_double_programmed.load(std::memory_order_relaxed));
   }
   // At rest the requests (s_lock) may be read: their live segments hold
-  // exactly the entries in use, none twice (G5, G7).
+  // exactly the entries in use, none twice, each its plan (G5, G6, G7).
   if (!options.quiescent) return;
   u32 live_cnt = 0;
   std::vector<int> owner(rcd.expected_count, -1);
@@ -128,6 +162,7 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
                cross ? "[R-10] " : "", qpn, role, s, flow.idx, owns,
                cross ? " (the other role freed the shared flow under it)" : "");
       }
+      CheckPlanConsumed(flow, qpn, role, s, c);
       for (int n = 0; n < flow.tnode_cnt; ++n) {
         ForEachEntry(flow.tnode[n], [&](u32 entry) {
           int& o = owner[entry - rcd.expected_base];
