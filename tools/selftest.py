@@ -198,22 +198,22 @@ def run_detector(name, scratch, budget):
     """Returns dict(fired, layer, seconds, build_seconds, excerpt)."""
     build_s = 0.0
     if name == "compile":
-        code, out, secs, _ = run_cmd(["bazel", "build", "//core/...", "//lockcheck/..."],
+        code, out, secs, _ = run_cmd(bazel.argv("build", "//core/...", "//lockcheck/..."),
                                      scratch, max(budget, 600))
         return finish(code != 0, out, secs, 0.0)
     if name == "unit":
         code, out, secs, _ = run_cmd(
-            ["bazel", "test", "--test_output=errors", "//core/...", "//lockcheck/..."],
+            bazel.argv("test", "--test_output=errors", "//core/...", "//lockcheck/..."),
             scratch, max(budget, 600))
         return finish(code != 0, out, secs, 0.0)
     if name == "replay":
-        code, out, secs, _ = run_cmd(["bazel", "test", "--test_output=errors", "//fuzz/..."],
+        code, out, secs, _ = run_cmd(bazel.argv("test", "--test_output=errors", "//fuzz/..."),
                                      scratch, max(budget, 600))
         return finish(code != 0, out, secs, 0.0)
     if name.startswith("fuzz:"):
         target = name.split(":", 1)[1]
         code, out, build_s, _ = run_cmd(
-            ["bazel", "build", "--config=fuzz", f"//fuzz:{target}_fuzzer"], scratch, 900)
+            bazel.argv("build", f"//fuzz:{target}_fuzzer", config="fuzz"), scratch, 900)
         if code != 0:
             return finish(True, out, build_s, 0.0, build_failed=True)
         binary = bazel.binary(f"//fuzz:{target}_fuzzer", "fuzz", cwd=scratch)
@@ -226,7 +226,7 @@ def run_detector(name, scratch, budget):
         return finish(code != 0, out, secs, build_s)
     if name == "stress":
         code, out, build_s, _ = run_cmd(
-            ["bazel", "build", "--config=tsan", "//stress:stress_main"], scratch, 900)
+            bazel.argv("build", "//stress:stress_main", config="tsan"), scratch, 900)
         if code != 0:
             return finish(True, out, build_s, 0.0, build_failed=True)
         binary = bazel.binary("//stress:stress_main", "tsan", cwd=scratch)
@@ -236,7 +236,7 @@ def run_detector(name, scratch, budget):
     if name.startswith("sched:"):
         strategy = name.split(":", 1)[1]
         code, out, build_s, _ = run_cmd(
-            ["bazel", "build", "--config=tsan", "//stress:stress_main"], scratch, 900)
+            bazel.argv("build", "//stress:stress_main", config="tsan"), scratch, 900)
         if code != 0:
             return finish(True, out, build_s, 0.0, build_failed=True)
         binary = bazel.binary("//stress:stress_main", "tsan", cwd=scratch)
@@ -275,16 +275,16 @@ def warm_up(entries, scratch):
     """Builds what the detectors need on the clean scratch tree, so a mutant's
     time to detect counts its own incremental build and run, not a cold start."""
     dets = {d for e in entries for d in e["detectors"]}
-    steps = [["bazel", "build", "//core/...", "//lockcheck/..."]]
+    steps = [bazel.argv("build", "//core/...", "//lockcheck/...")]
     if "unit" in dets:
-        steps.append(["bazel", "build", "--build_tests_only", "//core/...", "//lockcheck/..."])
+        steps.append(bazel.argv("build", "--build_tests_only", "//core/...", "//lockcheck/..."))
     if "replay" in dets:
-        steps.append(["bazel", "build", "//fuzz/..."])
+        steps.append(bazel.argv("build", "//fuzz/..."))
     fuzzers = sorted(f"//fuzz:{d.split(':', 1)[1]}_fuzzer" for d in dets if d.startswith("fuzz:"))
     if fuzzers:
-        steps.append(["bazel", "build", "--config=fuzz", *fuzzers])
+        steps.append(bazel.argv("build", *fuzzers, config="fuzz"))
     if "stress" in dets or any(d.startswith("sched:") for d in dets):
-        steps.append(["bazel", "build", "--config=tsan", "//stress:stress_main"])
+        steps.append(bazel.argv("build", "//stress:stress_main", config="tsan"))
     for cmd in steps:
         log("warm-up: " + " ".join(cmd[1:]))
         code, out, _, _ = run_cmd(cmd, scratch.dir, 1800)

@@ -15,6 +15,12 @@ def _config_flags(config):
     return [f"--config={config}"] if config else []
 
 
+def argv(verb, *args, config=None):
+    """The command line `bazel VERB [--config=config] ARGS`, for a caller that
+    runs it itself (timed, with a deadline, in a scratch copy)."""
+    return ["bazel", verb, *_config_flags(config), *args]
+
+
 def output(*args, cwd=ROOT):
     """stdout of `bazel ARGS` (stderr, bazel's progress, is dropped)."""
     return subprocess.run(["bazel", *args], cwd=cwd, check=True, text=True,
@@ -25,10 +31,10 @@ def build(labels, config=None, cwd=ROOT, quiet=False):
     """bazel build [--config=config] labels, its progress on the terminal; or,
     quiet, nothing printed: bazel's errors are then the raised error's stderr."""
     if not quiet:
-        subprocess.run(["bazel", "build", *_config_flags(config), *labels], cwd=cwd, check=True)
+        subprocess.run(argv("build", *labels, config=config), cwd=cwd, check=True)
         return
-    subprocess.run(["bazel", "build", *_config_flags(config), "--ui_event_filters=-info,-stdout",
-                    "--noshow_progress", *labels], cwd=cwd, check=True,
+    subprocess.run(argv("build", "--ui_event_filters=-info,-stdout", "--noshow_progress", *labels,
+                        config=config), cwd=cwd, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
