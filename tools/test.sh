@@ -4,9 +4,8 @@
 # under ThreadSanitizer, on the model and in upstream mode (the kernel's own
 # tid_rdma.c functions, docs/upstream.md) on Debian's 6.1 text, with the
 # proof that a changed kernel text fails; then on Debian's 6.12 text and with
-# the hfi2 driver profile on an hfi2-shaped text generated from hfi1's.
-# Beside those suites, in a copy of the tree (tools/test_beside.sh):
-# the tools' own tests, the emulated OSS-Fuzz build and the coverage report.
+# the hfi2 driver profile on an hfi2-shaped text generated from hfi1's; then
+# the emulated OSS-Fuzz build and the coverage report.
 # Each test runs once per distinct program (docs/build.md, "What the test
 # command runs"): not again without TSan (the default config compiles the
 # same code with fewer checks), and on a second kernel text in full only
@@ -41,16 +40,8 @@ breakdown() {
 }
 step "tools/bootstrap.sh (packages, sources)" tools/bootstrap.sh
 step "tools/lint.sh" tools/lint.sh
-
-# Beside the Bazel suites (tools/test_beside.sh, in its own process group, in
-# a copy of the tree with its own Bazel server): the tools' own tests, the
-# emulated OSS-Fuzz build and the coverage report. Its output is printed
-# after the suites'; a failure of either fails the command.
-beside_log="$(mktemp)" beside_times="$(mktemp)"
-beside_copy="$(bazel info output_base 2>/dev/null)-beside"
-setsid tools/test_beside.sh "$beside_times" "$beside_copy" >"$beside_log" 2>&1 &
-beside_pid=$!
-trap 'kill -- -"$beside_pid" 2>/dev/null || true; rm -f "$beside_log" "$beside_times"' EXIT
+step "the tools' own tests (self-test patches, runner, corpus, campaign, OSS-Fuzz checks, coverage, docs links)" \
+  tools/tools_tests.sh
 
 step "bazel test --config=tsan //... (ThreadSanitizer)" bazel test --config=tsan //... "$@"
 
@@ -96,17 +87,12 @@ step "upstream/hfi2_shaped.py -> $hfi2_tree (hfi2-shaped text from hfi1's)" \
 step "upstream mode + TSan with the hfi2 profile on the generated text" \
   second_text "$hfi2_tree" hfi2 --config=upstream_hfi2 --config=tsan
 
-beside_rc=0
-wait "$beside_pid" || beside_rc=$?
-echo "=== beside the suites (tools/test_beside.sh):"
-cat "$beside_log"
-mapfile -t beside_lines <"$beside_times"
-times+=("${beside_lines[@]}")
-if ((beside_rc != 0)); then
-  breakdown
-  echo "=== FAILED: tools/test_beside.sh (exit $beside_rc)"
-  exit "$beside_rc"
-fi
+# Each target fuzzes 2 s (the tool's default is 10): what is checked is that
+# it starts as ClusterFuzz starts it and replays its seeds without a crash.
+step "tools/oss_fuzz_check.sh (.clusterfuzzlite/build.sh in an emulated OSS-Fuzz environment)" \
+  tools/oss_fuzz_check.sh --seconds=2
+step "tools/coverage.sh on a tiny corpus (report written, summary line parses)" \
+  python3 tools/coverage_test.py --run-script ScriptTest
 
 breakdown
 echo "=== all tests passed under TSan, in upstream mode under TSan (6.1, 6.12, the hfi2 profile) and in the emulated OSS-Fuzz build ($(( $(date +%s) - start )) s)"
