@@ -58,6 +58,7 @@ step "upstream/prove_real_text.sh (a changed kernel text fails a test)" \
 # replay and the controlled runs that find the flush hazard.
 base_text=third_party/src/linux-hfi1/drivers/infiniband/hw/hfi1/tid_rdma.c
 kernel_suites=(//upstream/... //core/... //fuzz:model_vs_upstream_test //stress:controlled_test)
+extra=("$@")  # the command's own arguments, for every bazel test
 second_text() {
   local tree="$1" profile="$2" text
   shift 2
@@ -74,7 +75,6 @@ second_text() {
     *) return "$rc" ;;
   esac
 }
-extra=("$@")
 step "upstream mode + TSan on linux-source-6.12 (a second real tree)" \
   second_text third_party/src/linux-hfi1-6.12 hfi1 --config=upstream --config=tsan
 
