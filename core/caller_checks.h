@@ -54,6 +54,7 @@ enum class StressCheck {
   kNoLostWakeup,
   kOwnership,
   kFinal,
+  kOracle,
   kCount,
 };
 inline constexpr CheckId<StressCheck> kStressCheckIds[] = {
@@ -82,6 +83,10 @@ inline constexpr CheckId<StressCheck> kStressCheckIds[] = {
     {StressCheck::kFinal, "final",
      "at the end: flow_mask and both queues empty, no harness flow, no work pending, every QP "
      "idle with only the QP table's reference, and none left after teardown"},
+    {StressCheck::kOracle, "oracle",
+     "in a controlled execution on one context, while the order of the ops' effects is known, "
+     "each observed call returns what the reference model returns and leaves the same state "
+     "(reported as `[oracle]`, as by the fuzz targets)"},
 };
 static_assert(WellFormedIdTable(kStressCheckIds), "one row per StressCheck, distinct token ids");
 static_assert(DisjointIds(kStressCheckIds, kInvariantIds), "an id names one checker");
@@ -97,6 +102,7 @@ inline constexpr const char* kIdQueue = IdOf(kStressCheckIds, StressCheck::kQueu
 inline constexpr const char* kIdNoLostWakeup = IdOf(kStressCheckIds, StressCheck::kNoLostWakeup);
 inline constexpr const char* kIdOwnership = IdOf(kStressCheckIds, StressCheck::kOwnership);
 inline constexpr const char* kIdFinal = IdOf(kStressCheckIds, StressCheck::kFinal);
+inline constexpr const char* kIdOracle = IdOf(kStressCheckIds, StressCheck::kOracle);
 
 struct Finding {
   std::string id;      // a kStressCheckIds id, or core's (kInvariantIds)

@@ -285,8 +285,12 @@ void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer)
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
   tid_rdma_request* req = &qp->priv->model_swqe->tid_req;
-  if (req->flows != nullptr) hfi1_kern_exp_rcv_clear_all(req);
-  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqClearAll, 0, 0);
+  long freed = 0;  // for the observer: a call that freed nothing changed nothing
+  if (req->flows != nullptr) {
+    freed = CIRC_CNT(req->setup_head, req->clear_tail, MAX_FLOWS);
+    hfi1_kern_exp_rcv_clear_all(req);
+  }
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqClearAll, freed, 0);
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 

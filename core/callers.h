@@ -159,7 +159,7 @@ struct CallerEvent {
   // The QP of the call (its s_lock is held), or nullptr for reserve/release.
   rvt_qp* qp;
   // The call's argument: `last` (reserve), the index (release), the PSN
-  // (resync); 0 for the others.
+  // (resync), the segments it freed (read_req_clear_all); 0 for the others.
   long arg;
   // The call's result: setup and rarr_grant 0 / -EAGAIN; reserve the flow / -EAGAIN;
   // the segment calls 0 or their -errno;

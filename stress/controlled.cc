@@ -24,6 +24,8 @@
 #include "stress/leader.h"
 #include "stress/op_list.h"
 #include "stress/ops.h"
+#include "stress/oracle_follow.h"
+#include "stress/judge.h"
 #include "stress/program_space.h"
 #include "stress/run_state.h"
 
@@ -115,21 +117,43 @@ Params ListParams(const StressConfig& c, uint64_t execution, const Lists& lists)
   return p;
 }
 
+// The QP a listed op holds the s_lock of from before its effect to after
+// its observer (oracle_follow.h): a QP op's; nullptr for the others.
+rvt_qp* SpanQp(const Participant& p, const ListedOp& op) {
+  if (!IsQpOp(op.kind) || p.slots.empty()) return nullptr;
+  return p.slots[op.a % p.slots.size()].qp;
+}
+
 void RunOp(Run* run, Participant* p, const ListedOp& op) {
+  const ListedOpRow& row = kListedOpRows[op.kind];
+  OracleFollower* oracle = row.order & kLooks ? nullptr : p->oracle;
+  if (oracle != nullptr) {
+    oracle->BeginOp(p->index, row.order, row.call, SpanQp(*p, op),
+                    absl::StrCat(p->name, " ", FormatOps({op})));
+  }
   RunListedOp(run, p, op);
+  if (oracle != nullptr) oracle->EndOp(p->index);
   p->ops_done++;
   p->Count(kOps);
 }
 
 // A worker of the work queue as a logical thread: blocks until an item is
 // pending or every listed thread ended (then it runs what is left and ends).
-void WorkerMain(Run* run, int listed) {
+// `thread`: the worker's logical thread number for the oracle.
+void WorkerMain(Run* run, int listed, int thread) {
+  OracleFollower* oracle = run->oracle.get();
   for (;;) {
     sched::BlockUntil("kworker: the work queue is empty", [run, listed] {
       return run->wq.pending_count() > 0 ||
              run->listed_threads_done.load(std::memory_order_relaxed) == listed;
     });
-    if (run->wq.RunOne()) continue;
+    if (oracle != nullptr) oracle->BeginWork(thread);
+    const bool ran = run->wq.RunOne();
+    if (oracle != nullptr) {
+      const std::string failure = oracle->EndWork(thread, ran);
+      if (!failure.empty()) FailWith(Finding{kIdOracle, failure}, "a kworker");
+    }
+    if (ran) continue;
     if (run->listed_threads_done.load(std::memory_order_relaxed) == listed) return;
     sched::Yield();  // the pending item runs on another worker
   }
@@ -189,6 +213,8 @@ std::string StateJson(const Run& run) ABSL_NO_THREAD_SAFETY_ANALYSIS {
 
 struct Totals {
   uint64_t executions = 0, ops = 0, checks = 0, work_items = 0;
+  uint64_t oracle_comparisons = 0, oracle_executions = 0, oracle_followed = 0;
+  std::string oracle_first_stop;
   std::map<std::string, uint64_t> counters;
   std::map<std::string, std::string> divergences;
 };
@@ -218,6 +244,13 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
       for (int k = 0; k < RXE_NUM_TID_FLOWS - c.sched_free_flows; ++k) {
         BareReserve(run->participants[k % c.threads].get(), ctx.get(), RXE_NUM_TID_FLOWS);
       }
+    }
+    // One context: the oracle follows it (oracle_follow.h); the op threads,
+    // rcv-irq and the workers are its logical threads.
+    if (c.contexts == 1) {
+      run->oracle = std::make_unique<OracleFollower>(*run->contexts[0], run->wq,
+                                                     Participants(c) + c.workers, c.flush_handoff);
+      for (auto& p : run->participants) p->oracle = run->oracle.get();
     }
     sched::SetStateProbe([run] { return StateJson(*run); });
     const Lists lists = fixed                ? *fixed
@@ -250,9 +283,24 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
     }
     for (int w = 0; w < c.workers; ++w) {
       sched::Spawn(absl::StrCat("kworker/stress:", w),
-                   [run, listed] { WorkerMain(run.get(), listed); });
+                   [run, listed, thread = Participants(c) + w] {
+                     WorkerMain(run.get(), listed, thread);
+                   });
     }
     sched::AtEnd([run, totals] {
+      if (run->oracle != nullptr) {
+        // The drain that follows is the final checks' (not followed).
+        for (auto& p : run->participants) p->oracle = nullptr;
+        const std::string failure = run->oracle->AtEnd();
+        if (!failure.empty()) FailWith(Finding{kIdOracle, failure}, "the controller");
+        totals->oracle_executions++;
+        totals->oracle_comparisons += run->oracle->comparisons();
+        if (run->oracle->stopped().empty()) {
+          totals->oracle_followed++;
+        } else if (totals->oracle_first_stop.empty()) {
+          totals->oracle_first_stop = run->oracle->stopped();
+        }
+      }
       EndOfExecution(run.get());
       totals->executions++;
       totals->ops += Sum(*run, kOps);
@@ -390,6 +438,10 @@ ControlledResult RunControlled(const StressConfig& input, const std::string& rep
   s.work_items = totals->work_items;
   s.counters = totals->counters;
   s.divergences = totals->divergences;
+  result.oracle_comparisons = totals->oracle_comparisons;
+  result.oracle_executions = totals->oracle_executions;
+  result.oracle_followed = totals->oracle_followed;
+  result.oracle_first_stop = totals->oracle_first_stop;
   if (r.usage_error) {
     result.status = 2;
     return result;

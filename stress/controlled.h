@@ -14,8 +14,11 @@
 //   * --workers logical workers "kworker/stress:<i>" (no OS worker threads):
 //     each blocks until the work queue has an item or the listed threads
 //     ended, then runs one;
+//   * with one context, the oracle following the execution
+//     (oracle_follow.h): each observed call applied to core's reference
+//     model and compared, while the order of the effects is known;
 //   * at the end, on the scheduler's controller (sched::AtEnd): the
-//     quiescent point (work drained, CheckAtRest, no lost wakeup, the
+//     oracle's last comparison, the quiescent point (work drained, CheckAtRest, no lost wakeup, the
 //     threads' beliefs), the drain and the final checks, and the QPs'
 //     teardown.
 // Every check that fails calls stress::Fail, which (SetControlledFailures)
@@ -54,6 +57,11 @@ struct ControlledResult {
   std::string marker, detail;  // the failure: "invariant no-lost-wakeup", ...
   std::string schedule_path;   // written (search) or replayed
   std::string trace_hash;      // of the last execution
+  // The oracle (oracle_follow.h, one context only): its comparisons, the
+  // executions it followed and those it followed to the end, and why it
+  // stopped in the first one it did not.
+  uint64_t oracle_comparisons = 0, oracle_executions = 0, oracle_followed = 0;
+  std::string oracle_first_stop;
 };
 
 // Runs `config` (Controlled(config)), or, with `replay_path` not empty,

@@ -58,7 +58,7 @@ TEST(Controlled, PctFindsTheKernelsFlushHazardAndTheFileReplaysIt) {
 
 // The driver's own wakeup hand-off after a flush (the default) closes the
 // hazard: the same seed finds nothing in 1000 executions (without the
-// hand-off it fails in its 806th).
+// hand-off it fails in its 806th), the oracle agreeing wherever it follows.
 TEST(Controlled, WithTheFlushHandoffTheSameBudgetPasses) {
   StressConfig c = Pct(89);
   c.sched_executions = 1000;
@@ -68,6 +68,12 @@ TEST(Controlled, WithTheFlushHandoffTheSameBudgetPasses) {
   EXPECT_EQ(r.stats.quiescent_points, 1000u);  // every execution reached its end checks
   EXPECT_GT(r.stats.counters.at("setup_eagain"), 0u);
   EXPECT_GT(r.stats.counters.at("give_up"), 0u);
+  // The oracle followed every execution from its start, and some to the end
+  // (it leaves one where the order of effects is unknown).
+  EXPECT_EQ(r.oracle_executions, 1000u);
+  EXPECT_GT(r.oracle_comparisons, 1000u);
+  EXPECT_GT(r.oracle_followed, 0u);
+  EXPECT_FALSE(r.oracle_first_stop.empty());
 }
 
 // A large program that still makes progress is no livelock: the default

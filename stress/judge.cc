@@ -8,7 +8,8 @@ namespace flowcheck {
 namespace stress {
 
 void FailWith(const Finding& f, const std::string& who) {
-  Fail("invariant " + f.id, absl::StrCat(f.detail, " [found by ", who, "]"));
+  Fail(f.id == kIdOracle ? f.id : "invariant " + f.id,
+       absl::StrCat(f.detail, " [found by ", who, "]"));
 }
 
 void JudgeInto(std::map<std::string, std::string>* divergences,

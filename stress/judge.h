@@ -18,7 +18,9 @@ namespace flowcheck {
 namespace stress {
 
 // Fails the run with `f`, found by `who`: "flowcheck: FAIL [invariant <id>]
-// <detail> [found by <who>]". Does not return.
+// <detail> [found by <who>]"; the oracle's id (kIdOracle) as the fuzz
+// targets report it: "flowcheck: FAIL [oracle] <detail> [found by <who>]".
+// Does not return.
 [[noreturn]] void FailWith(const Finding& f, const std::string& who);
 
 // Records divergences (first example per id) in `divergences` and fails on

@@ -10,8 +10,9 @@
 // bare reserve or release) and then checks: what the call promised its
 // caller (CheckSetupResult, CheckBareReserve, the queue the QP must be on,
 // a released flow really released), and core's invariants over the context
-// (CheckAfterOp), counted as one check round. Any finding that is not an
-// upstream divergence fails the run (judge.h).
+// (CheckAfterOp), counted as one check round; then, in a controlled
+// execution, the oracle follows the call (oracle_follow.h). Any finding that
+// is not an upstream divergence fails the run (judge.h).
 //
 // One OpCheck per call, on the calling thread's stack: it carries the
 // thread (Participant) and the op's name explicitly.
@@ -53,6 +54,7 @@ class OpCheck : public CallerObserver {
   bool lost_flow() const { return lost_flow_; }
 
  private:
+  void Check(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
   void Setup(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
   void Clear(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
   void BareReserve(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "core/callers.h"
 #include "stress/config.h"
 
 // A test build (//stress:op_table_test) appends its rows to the table below.
@@ -54,40 +55,56 @@ namespace stress {
 // generator (GenerateOps) gives it a weight. //stress:op_table_test adds a
 // row in a test build and shows it parsed, explored and run.
 //
-// X(Kind, "name", args, fits, after, layouts):
+// X(Kind, "name", args, fits, after, layouts, order, call):
 //   args    how `name@A[.B]` reads (OpArgs); for QP ops A is the thread's slot
 //   fits    the QP states (bits below) it runs in; 0: not a QP op (runs always)
 //   after   the states it may leave the QP in, kUnchanged: also as it was
 //   layouts kSlotPagesets: the pagesets dfs tries (k4 a group left partly
 //           used, k12 one filled and one begun); 0 otherwise
+//   order   how its effects order against its call's observed section, for
+//           the oracle (stress/oracle_follow.h): kInSection, kBefore (the
+//           flow-layer function takes exp_lock itself, first), kAfter (a
+//           wakeup follows), kLooks (no effect on the flow layer)
+//   call    the core/callers.h caller whose observed section is the op's
+//           (the last, for an op with several): FLOWCHECK_CALL(SetupHwFlow)
+//           is CallerOp::kSetupHwFlow; kNoCall for the harness's looks
 // The WRITE responder's ops come last, so that dfs enumerates the lists of
 // the earlier ops in the order it did before they joined.
-#define FLOWCHECK_STRESS_LISTED_OPS(X)                                                          \
-  X(Setup, "setup", kSlot, kIdle | kWaiting, kOwned | kWaiting, 0)                               \
-  X(Retry, "retry", kSlot, kWaiting, kOwned | kWaiting, 0)                                       \
-  X(Release, "release", kSlot, kOwned, kIdle, 0)                                                 \
-  X(Use, "use", kSlot, kOwned | kRarr, kUnchanged, 0)                                            \
-  X(Poll, "poll", kSlot, kWaiting, kOwned | kWaiting, 0)                                         \
-  /* the send engine may have got the flow first */                                            \
-  X(GiveUp, "give_up", kSlot, kWaiting, kOwned | kIdle, 0)                                       \
-  X(RarrWait, "rarr_wait", kSlot, kOwned, kRarr, 0)                                              \
-  /* behind another waiter the grant queues again */                                           \
-  X(RarrGrant, "rarr_grant", kSlot, kRarr, kOwned | kRarr, 0)                                    \
-  X(RarrRelease, "rarr_release", kSlot, kOwned, kOwned, 0)                                       \
-  X(FlushRarr, "flush_rarr", kSlot, kRarr, kOwned, 0)                                            \
-  X(ResyncAck, "resync_ack", kSlot, kIdle | kOwned | kRarr, kUnchanged, 0)                       \
-  /* set up, short of TIDs, or (a new generation, no flow free) waiting for a flow */           \
-  X(Segment, "segment", kSlotPagesets, kOwned | kRarr, kOwned | kRarr | kWaiting, k4 | k12)      \
-  X(SegmentDone, "segment_done", kSlot, kOwned | kRarr, kUnchanged, 0)                           \
-  X(BareReserve, "bare_reserve", kContextFlow, 0, 0, 0)                                          \
-  X(BareRelease, "bare_release", kBareIndex, 0, 0, 0)                                            \
-  X(Resync, "resync", kQpIndex, 0, 0, 0)                                                         \
-  /* as segment, and -EBUSY (max_write, a sync point) changes nothing */                        \
-  X(WriteAlloc, "write_alloc", kSlotPagesets, kIdle | kOwned | kRarr,                            \
-    kOwned | kRarr | kWaiting | kUnchanged, k4)                                                 \
-  X(WriteData, "write_data", kSlot, kIdle | kOwned | kWaiting | kRarr, kUnchanged, 0)           \
-  X(WriteIdle, "write_idle", kSlot, kOwned, kOwned | kIdle, 0)                                   \
-  X(ReadComplete, "read_complete", kSlot, kOwned, kOwned | kIdle, 0)                             \
+#define FLOWCHECK_STRESS_LISTED_OPS(X)                                                            \
+  X(Setup, "setup", kSlot, kIdle | kWaiting, kOwned | kWaiting, 0,                                \
+    kBefore, FLOWCHECK_CALL(SetupHwFlow))                                                         \
+  X(Retry, "retry", kSlot, kWaiting, kOwned | kWaiting, 0, kBefore, FLOWCHECK_CALL(SetupHwFlow))  \
+  X(Release, "release", kSlot, kOwned, kIdle, 0, kBefore, FLOWCHECK_CALL(ClearHwFlow))            \
+  X(Use, "use", kSlot, kOwned | kRarr, kUnchanged, 0, kLooks, kNoCall)                            \
+  X(Poll, "poll", kSlot, kWaiting, kOwned | kWaiting, 0, kLooks, kNoCall)                         \
+  /* the send engine may have got the flow first */                                               \
+  X(GiveUp, "give_up", kSlot, kWaiting, kOwned | kIdle, 0,                                        \
+    kBefore | kAfter, FLOWCHECK_CALL(GiveUpFlowWait))                                             \
+  X(RarrWait, "rarr_wait", kSlot, kOwned, kRarr, 0, kInSection, FLOWCHECK_CALL(RarrWait))         \
+  /* behind another waiter the grant queues again */                                              \
+  X(RarrGrant, "rarr_grant", kSlot, kRarr, kOwned | kRarr, 0, kAfter, FLOWCHECK_CALL(RarrGrant))  \
+  X(RarrRelease, "rarr_release", kSlot, kOwned, kOwned, 0, kAfter, FLOWCHECK_CALL(RarrRelease))   \
+  X(FlushRarr, "flush_rarr", kSlot, kRarr, kOwned, 0, kBefore, FLOWCHECK_CALL(FlushWait))         \
+  X(ResyncAck, "resync_ack", kSlot, kIdle | kOwned | kRarr, kUnchanged, 0,                        \
+    kBefore, FLOWCHECK_CALL(ClearResync))                                                         \
+  /* set up, short of TIDs, or (a new generation, no flow free) waiting for a flow */             \
+  X(Segment, "segment", kSlotPagesets, kOwned | kRarr, kOwned | kRarr | kWaiting, k4 | k12,       \
+    kBefore, FLOWCHECK_CALL(ReadReqSegment))                                                      \
+  X(SegmentDone, "segment_done", kSlot, kOwned | kRarr, kUnchanged, 0,                            \
+    kBefore, FLOWCHECK_CALL(ReadRespSegment))                                                     \
+  X(BareReserve, "bare_reserve", kContextFlow, 0, 0, 0, kInSection, FLOWCHECK_CALL(ReserveFlow))  \
+  X(BareRelease, "bare_release", kBareIndex, 0, 0, 0, kAfter, FLOWCHECK_CALL(ReleaseFlow))        \
+  X(Resync, "resync", kQpIndex, 0, 0, 0, kBefore, FLOWCHECK_CALL(Resync))                         \
+  /* as segment, and -EBUSY (max_write, a sync point) changes nothing */                          \
+  X(WriteAlloc, "write_alloc", kSlotPagesets, kIdle | kOwned | kRarr,                             \
+    kOwned | kRarr | kWaiting | kUnchanged, k4,                                                   \
+    kBefore, FLOWCHECK_CALL(WriteAllocSegment))                                                   \
+  X(WriteData, "write_data", kSlot, kIdle | kOwned | kWaiting | kRarr, kUnchanged, 0,             \
+    kBefore, FLOWCHECK_CALL(WriteDataSegment))                                                    \
+  X(WriteIdle, "write_idle", kSlot, kOwned, kOwned | kIdle, 0,                                    \
+    kBefore, FLOWCHECK_CALL(WriteAllocIdle))                                                      \
+  X(ReadComplete, "read_complete", kSlot, kOwned, kOwned | kIdle, 0,                              \
+    kBefore, FLOWCHECK_CALL(ReadReqComplete))                                                     \
   FLOWCHECK_STRESS_TEST_OPS(X)
 
 enum ListedOpKind {
@@ -108,6 +125,12 @@ enum OpArgs : uint8_t {
   kQpIndex,       // name@J: QP J of the run (mod the QP count)
 };
 enum : unsigned { k4 = 1, k12 = 2 };
+// How an op's effects order against its call's observed section (the
+// oracle's rule, stress/oracle_follow.h). kInSection: none of these.
+enum : unsigned { kInSection = 0, kBefore = 1, kAfter = 2, kLooks = 4 };
+// The call column: a core/callers.h CallerOp, or none.
+#define FLOWCHECK_CALL(op) static_cast<int>(CallerOp::k##op)
+inline constexpr int kNoCall = -1;
 
 struct ListedOpRow {
   const char* name;
@@ -115,10 +138,12 @@ struct ListedOpRow {
   unsigned fits;
   unsigned after;
   unsigned layouts;
+  unsigned order;
+  int call;  // a CallerOp, or kNoCall
 };
 inline constexpr ListedOpRow kListedOpRows[] = {
-#define FLOWCHECK_STRESS_OP_ROW(kind, name, args, fits, after, layouts) \
-  {name, args, fits, after, layouts},
+#define FLOWCHECK_STRESS_OP_ROW(kind, name, args, fits, after, layouts, order, call) \
+  {name, args, fits, after, layouts, order, call},
     FLOWCHECK_STRESS_LISTED_OPS(FLOWCHECK_STRESS_OP_ROW)
 #undef FLOWCHECK_STRESS_OP_ROW
 };

@@ -27,6 +27,7 @@
 #include "stress/counters.h"
 #include "stress/driver.h"
 #include "stress/judge.h"
+#include "stress/oracle_follow.h"
 #include "stress/rng.h"
 #include "stress/yield.h"
 
@@ -61,6 +62,9 @@ struct Participant {
   std::map<std::string, std::string> divergences;    // id -> first example
   std::atomic<const char*> doing{"starting"};
   Counters counters;
+  // A controlled execution's oracle (oracle_follow.h), while its logical
+  // threads run; the participant is its logical thread `index`.
+  OracleFollower* oracle = nullptr;
 
   void Count(Counter c, uint64_t n = 1) { counters.Count(c, n); }
 };
@@ -87,6 +91,7 @@ struct Run {
   // scheduler's controller, which runs pending work itself (DrainWork).
   bool controlled = false;
   std::atomic<int> listed_threads_done{0};  // controlled: op threads and rcv-irq that ended
+  std::unique_ptr<OracleFollower> oracle;   // controlled, one context (oracle_follow.h)
 
   void Beat() { progress.fetch_add(1, std::memory_order_relaxed); }
   // A stop was requested (StressProgress::stop_signal): finish early.

@@ -164,6 +164,15 @@ int ControlledMain(flowcheck::stress::StressConfig config, const std::string& re
                 static_cast<unsigned long long>(s.ops), static_cast<unsigned long long>(s.checks),
                 static_cast<unsigned long long>(s.quiescent_points),
                 static_cast<unsigned long long>(s.work_items));
+    if (r.oracle_executions > 0) {
+      std::printf("[stress] oracle: %llu comparisons; followed %llu of %llu execution(s) to the "
+                  "end%s%s\n",
+                  static_cast<unsigned long long>(r.oracle_comparisons),
+                  static_cast<unsigned long long>(r.oracle_followed),
+                  static_cast<unsigned long long>(r.oracle_executions),
+                  r.oracle_first_stop.empty() ? "" : "; the first it left: ",
+                  r.oracle_first_stop.c_str());
+    }
     for (const auto& d : s.divergences) {
       std::printf(
           "[stress] upstream divergence seen (a known kernel hazard, not a failure): %s: %s\n",

@@ -100,6 +100,9 @@ class FlowOracle {
   void ClearResync(int qp);
   int ReserveFlow(int last);
   void ReleaseFlow(int idx);
+  // first_qp(flow_queue) + tid_rdma_schedule_tid_wakeup: what a harness
+  // does after it released a flow itself (hfi1_kern_clear_hw_flow's wakeup).
+  void WakeFlowQueueHead() { WakeByWork(Head(Queue::kFlow)); }
   // Runs the oldest pending work item; false if none is pending.
   bool RunOneWork();
 

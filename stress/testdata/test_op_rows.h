@@ -10,7 +10,9 @@
 
 // test_nudge@SLOT: the RcvArray allocator waking the head of rarr_queue
 // (caller_rarr_release), on a QP that owns a flow.
-#define FLOWCHECK_STRESS_TEST_OPS(X) X(TestNudge, "test_nudge", kSlot, kOwned | kRarr, kUnchanged, 0)
+#define FLOWCHECK_STRESS_TEST_OPS(X)                                \
+  X(TestNudge, "test_nudge", kSlot, kOwned | kRarr, kUnchanged, 0, \
+    kAfter, FLOWCHECK_CALL(RarrRelease))
 
 namespace flowcheck {
 namespace stress {
