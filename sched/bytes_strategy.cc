@@ -22,6 +22,20 @@
 namespace sched {
 namespace {
 
+// The candidates at `d`, in the order a byte picks them: the current thread
+// first (when it can go on), then the other runnable threads in id order
+// starting after it. Returns how many.
+int Candidates(const Decision& d, int out[64]) {
+  int n = 0;
+  if (d.current >= 0 && d.current_runnable) out[n++] = d.current;
+  const int start = d.current >= 0 ? d.current + 1 : 0;
+  for (int i = 0; i < 64; ++i) {
+    const int t = (start + i) % 64;
+    if (t != d.current && ((d.runnable >> t) & 1)) out[n++] = t;
+  }
+  return n;
+}
+
 class BytesStrategy : public Strategy {
  public:
   explicit BytesStrategy(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
@@ -41,13 +55,7 @@ class BytesStrategy : public Strategy {
     }
     const uint8_t b = bytes_[next_++];
     int candidates[64];
-    int n = 0;
-    if (stay) candidates[n++] = d.current;
-    const int start = d.current >= 0 ? d.current + 1 : 0;
-    for (int i = 0; i < 64; ++i) {
-      const int t = (start + i) % 64;
-      if (t != d.current && ((d.runnable >> t) & 1)) candidates[n++] = t;
-    }
+    const int n = Candidates(d, candidates);
     return candidates[b % n];
   }
 
@@ -65,6 +73,15 @@ class BytesStrategy : public Strategy {
 };
 
 }  // namespace
+
+uint8_t ByteFor(const Decision& d, int chosen) {
+  int candidates[64];
+  const int n = Candidates(d, candidates);
+  for (int i = 0; i < n; ++i) {
+    if (candidates[i] == chosen) return static_cast<uint8_t>(i);
+  }
+  return 0;  // not a candidate: the caller's bug (Choose checked it runnable)
+}
 
 std::unique_ptr<Strategy> MakeBytesStrategy(std::vector<uint8_t> bytes) {
   return std::make_unique<BytesStrategy>(std::move(bytes));

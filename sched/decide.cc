@@ -108,6 +108,7 @@ int Runtime::Choose(Thread* me, PointKind kind, const void* lock, const char* la
   if (outcome_.trace.recording) TraceDecision(me, kind, lock, label, c, runnable);
   ++steps_;
   outcome_.decisions.push_back({c, runnable});
+  if (options_.record_bytes) outcome_.bytes.push_back(ByteFor(d, c));
   Hash(static_cast<uint64_t>(kind) | static_cast<uint64_t>(d.current + 1) << 8 |
        static_cast<uint64_t>(c) << 16 | LockWord(lock) << 24);
   Hash(runnable);

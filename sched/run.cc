@@ -298,6 +298,7 @@ RunResult Run(const Options& options, const std::function<void()>& setup) {
     result.last_trace_hash = e.trace_hash;
     result.last_steps = e.steps;
     result.decisions = e.decisions;
+    result.bytes = std::move(e.bytes);
     trace = std::move(e.trace);
     if (e.failed && o.wanted_failure && !o.wanted_failure(e.kind, e.line)) e.failed = false;
     if (replay) replay_differed = JudgeReplay(o, *strategy, code_hash, &e, &print);

@@ -158,6 +158,10 @@ struct Options {
   // none failed) is written there as JSON (trace_out.h), atomically.
   std::string trace_out;
 
+  // Fill RunResult::bytes: the last execution's decisions as the bytes
+  // strategy's input (what turns a found schedule into a fuzz input).
+  bool record_bytes = false;
+
   // 0: only failures and the summary; 1: also every execution's trace hash.
   int verbosity = 1;
   FILE* out = stderr;  // nullptr: print nothing (RunResult::output still gets it)
@@ -176,6 +180,9 @@ struct RunResult {
   uint64_t last_steps = 0;  // decisions in the last execution
   bool dfs_exhausted = false;  // dfs ran every schedule within its bound
   std::vector<ScheduledDecision> decisions;  // of the last execution
+  // With Options::record_bytes: bytes that make kBytes take the last
+  // execution's decisions (ByteFor, strategy.h), one per decision.
+  std::vector<uint8_t> bytes;
   Trace trace;              // what was written to trace_out (when set)
   std::string trace_path;   // the trace written ("" if none)
   std::string trace_error;  // why it could not be written ("" if it was)

@@ -88,6 +88,7 @@ struct Outcome {
   uint64_t steps = 0;
   int threads = 0;
   std::vector<ScheduledDecision> decisions;
+  std::vector<uint8_t> bytes;  // with Options::record_bytes (RunResult::bytes)
   Trace trace;  // recorded when Options::trace_out is set
 };
 

@@ -302,6 +302,30 @@ TEST_P(StrategiesTest, AScheduleThatCannotBeWrittenSaysWhereAndWhy) {
 INSTANTIATE_TEST_SUITE_P(Backends, StrategiesTest, ::testing::Values("fiber", "baton"));
 
 // Every typed option's name parses back to it; other names do not parse.
+// A found failure's decisions as bytes (record_bytes): the bytes strategy
+// fed them takes every decision again (the same failure and trace hash):
+// how a schedule found by pct becomes a fuzz input.
+TEST(RecordBytes, TheBytesOfAFailureReplayItUnderTheBytesStrategy) {
+  sched::ScenarioParams params;
+  auto setup = ScenarioSetup("bitmap_alloc", {{"variant", "split"}}, &params);
+  sched::Options o = Opts("bitmap_alloc", params, "pct");
+  o.seed = 3;
+  o.record_bytes = true;
+  o.write_schedule = false;
+  const sched::RunResult found = sched::Run(o, setup);
+  ASSERT_TRUE(found.failed) << found.output;
+  ASSERT_EQ(found.bytes.size(), found.last_steps);
+  EXPECT_GT(found.executions, 1u);  // not execution 0's schedule by chance
+  sched::Options b = Opts("bitmap_alloc", params, "bytes");
+  b.bytes = found.bytes;
+  b.write_schedule = false;
+  const sched::RunResult again = sched::Run(b, setup);
+  ASSERT_TRUE(again.failed) << again.output;
+  EXPECT_EQ(again.failure_line, found.failure_line);
+  EXPECT_EQ(again.last_trace_hash, found.last_trace_hash);
+  EXPECT_EQ(again.decisions, found.decisions);
+}
+
 TEST(OptionNames, ParseBackEveryName) {
   for (auto k : {sched::StrategyKind::kRandom, sched::StrategyKind::kPct, sched::StrategyKind::kDfs,
                  sched::StrategyKind::kReplay, sched::StrategyKind::kGuided,

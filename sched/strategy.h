@@ -123,6 +123,8 @@ std::unique_ptr<Strategy> MakeGuidedStrategy(std::vector<ScheduledDecision> deci
 // current thread (b % n == 0) or the (b % n)-th other runnable one; past the
 // end, no preemption. Lenient: never reports divergence.
 std::unique_ptr<Strategy> MakeBytesStrategy(std::vector<uint8_t> bytes);
+// The byte that makes the bytes strategy choose `chosen` (runnable) at `d`.
+uint8_t ByteFor(const Decision& d, int chosen);
 
 namespace internal {
 

@@ -17,14 +17,14 @@
 
 namespace {
 // The flags' defaults: a StressConfig's, but for --progress_every.
-const flowcheck::stress::StressConfig kFlagDefaults = [] {
-  flowcheck::stress::StressConfig c;
-  c.progress_every = flowcheck::stress::kFlagProgressEvery;
+const flowcheck::program::StressConfig kFlagDefaults = [] {
+  flowcheck::program::StressConfig c;
+  c.progress_every = flowcheck::program::kFlagProgressEvery;
   return c;
 }();
 }  // namespace
 
-// One flag per StressConfig field (stress/config.h), of the same name.
+// One flag per StressConfig field (program/config.h), of the same name.
 #define FLOWCHECK_STRESS_DEFINE_FLAG(type, name, def, uses, help) \
   ABSL_FLAG(type, name, kFlagDefaults.name, help);
 FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_DEFINE_FLAG)
@@ -103,8 +103,8 @@ std::string ReplayFlag() { return absl::GetFlag(FLAGS_replay); }
 bool MinimizeFlag() { return absl::GetFlag(FLAGS_minimize); }
 std::string TraceOutFlag() { return absl::GetFlag(FLAGS_trace_out); }
 
-StressConfig ConfigFromFlags() {
-  StressConfig c;
+program::StressConfig ConfigFromFlags() {
+  program::StressConfig c;
 #define FLOWCHECK_STRESS_READ_FLAG(type, name, def, uses, help) c.name = absl::GetFlag(FLAGS_##name);
   FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_READ_FLAG)
 #undef FLOWCHECK_STRESS_READ_FLAG

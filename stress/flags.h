@@ -2,7 +2,7 @@
 //
 // One flag per StressConfig field, of the same name and type, with the
 // field's default (but --progress_every=1) and help text: the table
-// FLOWCHECK_STRESS_CONFIG_FIELDS in stress/config.h. Besides them,
+// FLOWCHECK_STRESS_CONFIG_FIELDS in program/config.h. Besides them,
 // --replay=FILE and, with it, --minimize and --trace_out=FILE.
 // `stress_main --helpfull` lists them all. Only stress_main links this.
 //
@@ -17,7 +17,7 @@
 
 #include <string>
 
-#include "stress/config.h"
+#include "program/config.h"
 
 namespace flowcheck {
 namespace stress {
@@ -37,7 +37,7 @@ bool MinimizeFlag();
 std::string TraceOutFlag();
 
 // The config the parsed flags describe.
-StressConfig ConfigFromFlags();
+program::StressConfig ConfigFromFlags();
 
 }  // namespace stress
 }  // namespace flowcheck

@@ -13,6 +13,7 @@ namespace stress {
 namespace {
 
 using ::testing::HasSubstr;
+using namespace ::flowcheck::program;  // the config and its codecs
 
 std::string Parse(std::vector<std::string> args) {
   args.insert(args.begin(), "stress_main");

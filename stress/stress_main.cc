@@ -5,7 +5,7 @@
 //
 // Prints the seed and the rerun command first, a progress line every
 // --progress_every seconds (elapsed, ops, ops/s, checks passed), and a final
-// summary; with --json_out, a JSON summary for CI (stress/result_json.h).
+// summary; with --json_out, a JSON summary for CI (program/result_json.h).
 // Exit status:
 //   0    every check passed (the JSON, if asked for, is written)
 //   1    every check passed but the JSON could not be written (the line
@@ -18,7 +18,7 @@
 //        report) with the rerun command and aborts (SIGABRT, or the
 //        sanitizer's exit code); tools/campaign.py and tools/selftest.py
 //        read exactly that.
-// With --sched=random|pct|dfs or --replay=FILE (stress/controlled.h): 0 no
+// With --sched=random|pct|dfs or --replay=FILE (program/controlled.h): 0 no
 // failure, 1 a failure found or reproduced (the schedule file written first),
 // 2 a bad command line or an unusable schedule file, 3 the failing schedule
 // could not be written.
@@ -37,17 +37,17 @@
 #include "absl/flags/usage.h"
 #include "common/atomic_file.h"
 #include "sched/cli.h"
-#include "stress/config.h"
-#include "stress/controlled.h"
-#include "stress/driver.h"
-#include "stress/failure.h"
+#include "program/config.h"
+#include "program/controlled.h"
+#include "program/driver.h"
+#include "program/failure.h"
 #include "stress/flags.h"
-#include "stress/result_json.h"
-#include "stress/stop_signals.h"
+#include "program/result_json.h"
+#include "program/stop_signals.h"
 
 namespace {
 
-using flowcheck::stress::StressProgress;
+using flowcheck::program::StressProgress;
 
 // Prints a progress line every `every` seconds until stopped.
 class ProgressPrinter {
@@ -90,7 +90,7 @@ class ProgressPrinter {
   std::thread thread_;
 };
 
-void PrintSummary(const flowcheck::stress::StressResult& r, int interrupted_by) {
+void PrintSummary(const flowcheck::program::StressResult& r, int interrupted_by) {
   const char* verdict = interrupted_by != 0 ? "INTERRUPTED" : "PASS";
   std::printf(
       "[stress] %s: seed %llu (fixes each thread's op list, not the interleaving), %d "
@@ -114,7 +114,7 @@ void PrintSummary(const flowcheck::stress::StressResult& r, int interrupted_by) 
   if (interrupted_by != 0) {
     std::printf("[stress] the run was interrupted by %s after %.1f s: stopped early, this is "
                 "NOT a pass (the checks that ran passed)\n",
-                flowcheck::stress::SignalName(interrupted_by).c_str(), r.seconds);
+                flowcheck::program::SignalName(interrupted_by).c_str(), r.seconds);
   }
 }
 
@@ -131,12 +131,12 @@ void WriteSummaryJson(const std::string& path, const std::string& json, int* sta
   if (*status == 0) *status = 1;
 }
 
-// --sched=random|pct|dfs or --replay=FILE (stress/controlled.h). Exit
+// --sched=random|pct|dfs or --replay=FILE (program/controlled.h). Exit
 // status: 0 no failure, 1 a failure found or reproduced (or the JSON could
 // not be written), 2 an unusable schedule file, 3 the failing schedule could
 // not be written.
-int ControlledMain(flowcheck::stress::StressConfig config, const std::string& replay) {
-  namespace fs = flowcheck::stress;
+int ControlledMain(flowcheck::program::StressConfig config, const std::string& replay) {
+  namespace fs = flowcheck::program;
   if (replay.empty()) {
     if (config.seed == 0) config.seed = fs::RandomSeed();
     std::printf("flowcheck stress: seed %llu, controlled (--sched=%s); rerun: %s\n",
@@ -198,7 +198,7 @@ int ControlledMain(flowcheck::stress::StressConfig config, const std::string& re
 
 // --minimize and --trace_out=FILE work on a schedule file (--replay=FILE):
 // they are the scheduler's own tools (sched/cli.h: the "stress" scenario is
-// registered by stress/controlled.cc), so they run through sched::Main
+// registered by program/controlled.cc), so they run through sched::Main
 // (tools/reproduce.sh --minimize / --timeline uses them).
 int ScheduleToolMain(const std::string& replay, bool minimize, const std::string& trace_out) {
   std::vector<std::string> args = {"stress_main", "--replay=" + replay};
@@ -206,35 +206,35 @@ int ScheduleToolMain(const std::string& replay, bool minimize, const std::string
   if (!trace_out.empty()) args.push_back("--trace_out=" + trace_out);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  // Failures go to the scheduler, as in RunControlled (stress/failure.h).
-  flowcheck::stress::SetControlledFailures(true);
+  // Failures go to the scheduler, as in RunControlled (program/failure.h).
+  flowcheck::program::SetControlledFailures(true);
   const int status =
       sched::Main(static_cast<int>(argv.size()), argv.data(), "//stress:stress_main");
-  flowcheck::stress::SetControlledFailures(false);
+  flowcheck::program::SetControlledFailures(false);
   return status;
 }
 
 // The OS-scheduled run (the default mode).
-int FreeRunningMain(flowcheck::stress::StressConfig config) {
-  if (config.seed == 0) config.seed = flowcheck::stress::RandomSeed();
+int FreeRunningMain(flowcheck::program::StressConfig config) {
+  if (config.seed == 0) config.seed = flowcheck::program::RandomSeed();
   StressProgress live;
-  flowcheck::stress::StopSignals stop_signals(&live, config);
-  flowcheck::stress::StressResult r;
+  flowcheck::program::StopSignals stop_signals(&live, config);
+  flowcheck::program::StressResult r;
   {
     ProgressPrinter printer(&live, config.progress_every);
-    r = flowcheck::stress::RunStress(config, &live);
+    r = flowcheck::program::RunStress(config, &live);
   }
   // From here a signal exits at once (stop_signals.h); before, it stopped the run.
   const int interrupted_by = std::max(live.stop_signal.exchange(-1), 0);
   PrintSummary(r, interrupted_by);
-  int status = interrupted_by != 0 ? flowcheck::stress::StopSignals::ExitCode(interrupted_by) : 0;
+  int status = interrupted_by != 0 ? flowcheck::program::StopSignals::ExitCode(interrupted_by) : 0;
   if (!config.json_out.empty()) {
     // A late signal's handler may have claimed the file: it writes
     // "interrupted" and exits the process; wait for that.
-    if (!flowcheck::stress::ClaimJsonOut()) {
+    if (!flowcheck::program::ClaimJsonOut()) {
       for (;;) pause();
     }
-    WriteSummaryJson(config.json_out, flowcheck::stress::ResultJson(r, interrupted_by), &status);
+    WriteSummaryJson(config.json_out, flowcheck::program::ResultJson(r, interrupted_by), &status);
   }
   std::fflush(stdout);
   return status;
@@ -253,8 +253,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "stress_main: %s\n", bad_flag.c_str());
     return 2;
   }
-  flowcheck::stress::StressConfig config = flowcheck::stress::ConfigFromFlags();
-  const std::string invalid = flowcheck::stress::Validate(config);
+  flowcheck::program::StressConfig config = flowcheck::stress::ConfigFromFlags();
+  const std::string invalid = flowcheck::program::Validate(config);
   if (!invalid.empty()) {
     std::fprintf(stderr, "stress_main: %s\n", invalid.c_str());
     return 2;
@@ -278,8 +278,8 @@ int main(int argc, char** argv) {
   }
   if (!replay.empty()) {
     // Any rerun flag (a run parameter) differing from its default is refused.
-    if (flowcheck::stress::RerunFlags(config) !=
-            flowcheck::stress::RerunFlags(flowcheck::stress::StressConfig{}) ||
+    if (flowcheck::program::RerunFlags(config) !=
+            flowcheck::program::RerunFlags(flowcheck::program::StressConfig{}) ||
         !config.schedule_out.empty() || (tool && !config.json_out.empty())) {
       std::fprintf(stderr, "stress_main: --replay takes every parameter from the schedule file "
                            "(only --json_out may be given with it, and not with --minimize or "
@@ -288,7 +288,7 @@ int main(int argc, char** argv) {
     }
   }
   if (tool) return ScheduleToolMain(replay, minimize, trace_out);
-  if (!replay.empty() || flowcheck::stress::Controlled(config)) {
+  if (!replay.empty() || flowcheck::program::Controlled(config)) {
     return ControlledMain(config, replay);
   }
   return FreeRunningMain(config);

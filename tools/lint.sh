@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # tools/lint.sh: repository rules no compiler checks. Run by tools/test.sh.
 #  1. Layering: common/ knows no layer; lockcheck/ knows nothing of core/,
-#     fuzz/, stress/; core/ knows nothing of fuzz/ or stress/; sched/ knows
-#     nothing of core/, fuzz/, stress/; fuzz/ and stress/ know nothing of
-#     each other (what they share is core's). (Bazel visibility enforces the
-#     same for deps; this also catches a stray #include.) upstream/ knows core and
-#     lockcheck only; core's sources never include upstream/ (only core/BUILD's
-#     upstream-mode select names it).
+#     program/, fuzz/, stress/; core/ knows nothing of program/, fuzz/ or
+#     stress/; sched/ knows nothing of core/, program/, fuzz/, stress/;
+#     program/ (the one engine) knows nothing of fuzz/ or stress/, which are
+#     its two front ends and know nothing of each other. (Bazel visibility
+#     enforces the same for deps; this also catches a stray #include.)
+#     upstream/ knows core and lockcheck only; core's sources never include
+#     upstream/ (only core/BUILD's upstream-mode select names it).
 #  2. No absl/synchronization in flowcheck's code: Abseil 20220623's Mutex,
 #     Notification, Barrier and BlockingCounter give TSan false positives
 #     (README, "Abseil under TSan"); our locks are lockcheck's, std::mutex or atomics.
@@ -28,11 +29,12 @@ forbid() {
     fi
   done < <(srcs "$dir")
 }
-forbid common 'lockcheck|core|fuzz|stress|sched|upstream'
-forbid lockcheck 'core|fuzz|stress|sched|upstream'
-forbid core 'fuzz|stress|sched|upstream'
-forbid sched 'core|fuzz|stress|upstream'
-forbid upstream 'fuzz|stress|sched'
+forbid common 'lockcheck|core|program|fuzz|stress|sched|upstream'
+forbid lockcheck 'core|program|fuzz|stress|sched|upstream'
+forbid core 'program|fuzz|stress|sched|upstream'
+forbid sched 'core|program|fuzz|stress|upstream'
+forbid upstream 'program|fuzz|stress|sched'
+forbid program 'fuzz|stress'
 forbid fuzz 'stress'
 forbid stress 'fuzz'
 
@@ -41,7 +43,7 @@ while IFS= read -r f; do
   if grep -q '#include "absl/synchronization' "$f"; then
     bad "absl/synchronization is not TSan-safe here: $f"
   fi
-done < <(srcs bazel common core fuzz lockcheck sched stress tools upstream)
+done < <(srcs bazel common core fuzz lockcheck program sched stress tools upstream)
 
 if git grep -n -I -E 'deb\.debian\.org|security\.debian\.org|snapshot\.debian\.org|ftp\.[a-z.]*debian\.org' -- . ':!tools/lint.sh' >/dev/null 2>&1; then
   bad "a package archive host name is written in the repository:"

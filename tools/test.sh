@@ -57,7 +57,7 @@ step "upstream/prove_real_text.sh (a changed kernel text fails a test)" \
 # the extraction and the text's own tests, core's, the differential fuzz
 # replay and the controlled runs that find the flush hazard.
 base_text=third_party/src/linux-hfi1/drivers/infiniband/hw/hfi1/tid_rdma.c
-kernel_suites=(//upstream/... //core/... //fuzz:model_vs_upstream_test //stress:controlled_test)
+kernel_suites=(//upstream/... //core/... //fuzz:model_vs_upstream_test //program:controlled_test)
 extra=("$@")  # the command's own arguments, for every bazel test
 second_text() {
   local tree="$1" profile="$2" text

@@ -1,0 +1,152 @@
+// program/op_check.cc: see op_check.h.
+#include "program/op_check.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/strings/str_format.h"
+#include "core/tid_rdma.h"
+#include "lockcheck/lockdep.h"
+#include "program/oracle_follow.h"
+
+namespace flowcheck {
+namespace program {
+namespace {
+
+const char* QueueName(char q) {
+  return q == 'f' ? "flow_queue" : q == 'r' ? "rarr_queue" : "no queue";
+}
+
+// The QP must be on `expected` ('f', 'r', 0) after the op `where`.
+void CheckQueue(Participant* p, const ContextState& ctx, const char* where, const rvt_qp* qp,
+                char expected) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx.rcd->exp_lock) {
+  if (expected == kAnyQueue) return;
+  const char q = QueueOf(ctx, qp);
+  if (q != expected) {
+    FailWith(Finding{kIdQueue, absl::StrFormat("after %s, qp %u is on %s, expected %s", where,
+                                           qp->qp_num, QueueName(q), QueueName(expected))},
+             p->name);
+  }
+}
+
+}  // namespace
+
+void CheckContext(Participant* p, const ContextState& ctx, const char* where) {
+  Judge(p, CheckAfterOp(ctx), where);
+  p->Count(kChecks);
+}
+
+void CheckContextLocked(Participant* p, ContextState* ctx, const char* where) {
+  unsigned long flags;
+  spin_lock_irqsave(&ctx->rcd->exp_lock, flags);
+  CheckContext(p, *ctx, where);
+  spin_unlock_irqrestore(&ctx->rcd->exp_lock, flags);
+}
+
+void OpCheck::UnderLock(hfi1_ctxtdata* rcd, const CallerEvent& e) {
+  if (rcd != ctx_->rcd) {
+    std::fprintf(stderr, "stress: %s: %s observed on context %u, expected %u\n", p_->name.c_str(),
+                 CallerOpName(e.op), rcd->ctxt, ctx_->rcd->ctxt);
+    std::abort();
+  }
+  lockdep_assert_held(&ctx_->rcd->exp_lock);  // the same lock, for the analysis
+  Check(e);
+  // The oracle after the checks: a bug they name keeps their marker.
+  if (p_->oracle != nullptr) {
+    const std::string failure = p_->oracle->Observe(p_->index, *ctx_->rcd, e);
+    if (!failure.empty()) FailWith(Finding{kIdOracle, failure}, p_->name);
+  }
+}
+
+void OpCheck::Check(const CallerEvent& e) {
+  switch (e.op) {
+    case CallerOp::kSetupHwFlow: Setup(e); return;
+    case CallerOp::kClearHwFlow: Clear(e); return;
+    case CallerOp::kReserveFlow: BareReserve(e); return;
+    case CallerOp::kReleaseFlow: BareRelease(e); return;
+    case CallerOp::kReadReqSegment:
+    case CallerOp::kWriteAllocSegment: Segment(e); return;
+    case CallerOp::kGiveUpFlowWait:
+      // Given up only if the flow had not been granted in the meantime.
+      if (e.ret == 0) {
+        CheckContext(p_, *ctx_, "give up (already granted)");
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  CheckQueue(p_, *ctx_, where_, e.qp, expected_queue_);
+  CheckContext(p_, *ctx_, where_);
+}
+
+void OpCheck::Setup(const CallerEvent& e) {
+  rvt_qp* qp = e.qp;
+  lockdep_assert_held(&qp->s_lock);
+  // The request layer keeps wanting a flow until it has one; the send engine
+  // (hfi1_model_send_engine, run by a worker after a wakeup) then gets it.
+  wanted_flow_before_ = qp->priv->model_req.wants_flow;
+  qp->priv->model_req.wants_flow = e.ret != 0;
+  Judge(p_, CheckSetupResult(*ctx_, qp, e.ret), where_);
+  CheckContext(p_, *ctx_, where_);
+}
+
+void OpCheck::Clear(const CallerEvent& e) {
+  const rvt_qp* qp = e.qp;
+  if (qp->priv->flow_state.index != RXE_NUM_TID_FLOWS) {
+    FailWith(Finding{kIdClear, absl::StrFormat("hfi1_kern_clear_hw_flow(qp %u) left it owning flow %u",
+                                           qp->qp_num, qp->priv->flow_state.index)},
+             p_->name);
+  }
+  CheckContext(p_, *ctx_, where_);
+}
+
+// A segment (READ requester's or WRITE responder's): set up (on no queue),
+// short of TIDs (on rarr_queue), or, when it needed a flow (a new generation,
+// or the WRITE responder's first) and none was free, waiting for one (on
+// flow_queue, the request layer wanting a flow, as after a setup); a full
+// ring, pending segments or max_write (-EINVAL, -EBUSY) change nothing.
+void OpCheck::Segment(const CallerEvent& e) {
+  rvt_qp* qp = e.qp;
+  lockdep_assert_held(&qp->s_lock);
+  const bool no_flow = qp->priv->flow_state.index == RXE_NUM_TID_FLOWS;
+  lost_flow_ = no_flow && e.ret == -EAGAIN;
+  if (lost_flow_) {
+    wanted_flow_before_ = qp->priv->model_req.wants_flow;
+    qp->priv->model_req.wants_flow = true;
+    Judge(p_, CheckSetupResult(*ctx_, qp, e.ret), where_);
+  } else if (!no_flow && (e.ret == 0 || e.ret == -EAGAIN)) {
+    CheckQueue(p_, *ctx_, where_, qp, e.ret == 0 ? 0 : 'r');
+  }
+  CheckContext(p_, *ctx_, where_);
+}
+
+// A bare reservation is recorded in the harness table in the same critical
+// section, after it was judged against the table as it was.
+void OpCheck::BareReserve(const CallerEvent& e) {
+  const int last = static_cast<int>(e.arg);
+  const int ret = e.ret;
+  Judge(p_, CheckBareReserve(*ctx_, last, ret, p_->index), where_);
+  if (ret >= 0) {
+    ctx_->bare_mask |= 1UL << ret;
+    ctx_->bare_owner[ret] = p_->index;
+    p_->bare.emplace_back(ctx_, ret);
+  }
+  CheckContext(p_, *ctx_, where_);
+}
+
+void OpCheck::BareRelease(const CallerEvent& e) {
+  const int flow = static_cast<int>(e.arg);
+  if (!((ctx_->bare_mask >> flow) & 1) || ctx_->bare_owner[flow] != p_->index) {
+    FailWith(Finding{kIdOwnership, absl::StrFormat("harness thread %d releases flow %d, which the "
+                                           "harness table says it does not hold (mask 0x%x)",
+                                           p_->index, flow, ctx_->bare_mask)},
+             p_->name);
+  }
+  ctx_->bare_mask &= ~(1UL << flow);
+  CheckContext(p_, *ctx_, where_);
+  head_to_wake_ = first_qp(ctx_->rcd, &ctx_->rcd->flow_queue);
+}
+
+}  // namespace program
+}  // namespace flowcheck

@@ -1,0 +1,159 @@
+// program/program_space_test.cc: the programs dfs explores with
+// --sched_program_ops: each once, smallest first, and the reduction that
+// leaves lists out loses no behaviour (a left-out list runs exactly the
+// schedules of the list it reduces to).
+#include "program/program_space.h"
+
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "sched/run.h"
+#include "program/scenario_testing.h"
+
+namespace flowcheck {
+namespace program {
+namespace {
+
+StressConfig Small(int ops) { return SmallDfsConfig(ops); }
+
+int Ops(const OpLists& program) {
+  int n = 0;
+  for (const auto& list : program) n += static_cast<int>(list.size());
+  return n;
+}
+
+// Every list of at most `max` ops over `alphabet`.
+std::vector<std::vector<ListedOp>> AllLists(const std::vector<ListedOp>& alphabet, int max) {
+  std::vector<std::vector<ListedOp>> all{{}};
+  for (size_t from = 0; from < all.size(); ++from) {
+    if (static_cast<int>(all[from].size()) == max) continue;
+    for (const ListedOp& op : alphabet) {
+      all.push_back(all[from]);
+      all.back().push_back(op);
+    }
+  }
+  return all;
+}
+
+TEST(ProgramSpace, HoldsEveryProgramOnceSmallestFirst) {
+  std::string error;
+  const ProgramSpace space(Small(2), &error);
+  ASSERT_EQ(error, "");
+  std::set<std::string> seen;
+  std::vector<std::set<std::string>> lists(3);
+  int last_ops = 0;
+  for (uint64_t p = 0; p < space.size(); ++p) {
+    const OpLists program = space.Program(p);
+    ASSERT_EQ(program.size(), 3u);  // stress-0, stress-1, rcv-irq
+    EXPECT_GE(Ops(program), last_ops) << "program " << p;
+    last_ops = Ops(program);
+    std::string key;
+    for (size_t i = 0; i < program.size(); ++i) {
+      EXPECT_LE(program[i].size(), 2u);
+      EXPECT_EQ(space.Canonical(static_cast<int>(i), program[i]), program[i])
+          << "program " << p << " holds a list the reduction leaves out: "
+          << FormatOps(program[i]);
+      key += FormatOps(program[i]) + ";";
+      lists[i].insert(FormatOps(program[i]));
+    }
+    EXPECT_TRUE(seen.insert(key).second) << "program " << p << " twice: " << key;
+  }
+  EXPECT_EQ(last_ops, 6);
+  // Every combination of the lists is there: the space is their product.
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(lists[i].size(), space.Lists(i).size());
+  EXPECT_EQ(space.size(), lists[0].size() * lists[1].size() * lists[2].size());
+  EXPECT_EQ(space.Program(0), OpLists(3));  // the empty program first
+  std::printf("%s\n", space.Describe().c_str());
+}
+
+TEST(ProgramSpace, EveryListOfTheAlphabetReducesToOneInTheSpace) {
+  std::string error;
+  const ProgramSpace space(Small(3), &error);
+  ASSERT_EQ(error, "");
+  for (int i = 0; i < 3; ++i) {
+    std::set<std::string> kept;
+    for (const auto& list : space.Lists(i)) kept.insert(FormatOps(list));
+    size_t left_out = 0;
+    for (const auto& list : AllLists(space.alphabet(i), 3)) {
+      const std::vector<ListedOp> reduced = space.Canonical(i, list);
+      left_out += reduced != list;
+      EXPECT_TRUE(kept.count(FormatOps(reduced)))
+          << FormatOps(list) << " reduces to " << FormatOps(reduced) << ", not in the space";
+    }
+    EXPECT_GT(left_out, 0u);
+    std::printf("participant %d: %zu lists, %zu left out by the reduction\n", i,
+                AllLists(space.alphabet(i), 3).size(), left_out);
+  }
+}
+
+// The trace hashes of every schedule dfs (<= 1 preemption) runs of the
+// program (stress-0: `list`, stress-1: setup@0, so that setups contend for
+// the one free flow and may wait).
+std::multiset<std::string> TraceHashes(const std::vector<ListedOp>& list) {
+  const sched::RunResult r = RunStressDfs(
+      {{"threads", "2"}, {"qps_per_thread", "1"}, {"contexts", "1"}, {"workers", "1"},
+       {"irq_thread", "0"}, {"seed", "1"}, {"ops.stress-0", FormatOps(list)},
+       {"ops.stress-1", "setup@0"}},
+      /*max_preemptions=*/1, /*verbosity=*/1);
+  EXPECT_FALSE(r.failed) << FormatOps(list) << ": " << r.failure_line;
+  EXPECT_TRUE(r.dfs_exhausted);
+  std::multiset<std::string> hashes;
+  for (absl::string_view line : absl::StrSplit(r.output, '\n')) {
+    if (absl::ConsumePrefix(&line, "flowcheck: trace hash ")) hashes.insert(std::string(line));
+  }
+  EXPECT_EQ(hashes.size(), r.executions);
+  return hashes;
+}
+
+TEST(ProgramSpace, ALeftOutListRunsExactlyTheSchedulesOfItsReduction) {
+  StressConfig c = Small(2);
+  c.irq_thread = false;
+  std::string error;
+  const ProgramSpace space(c, &error);
+  ASSERT_EQ(error, "");
+  int compared = 0;
+  // Many left-out lists share a reduction: each reduction is run once.
+  std::map<std::string, std::multiset<std::string>> reduced_hashes;
+  for (const auto& list : AllLists(space.alphabet(0), 2)) {
+    const std::vector<ListedOp> reduced = space.Canonical(0, list);
+    // A list that reduces to none is compared with its shortest non-empty
+    // reduction's behaviour elsewhere: an empty list's thread is not spawned
+    // at all (controlled.cc), so its schedules lack that thread's start and end.
+    if (reduced == list || reduced.empty()) continue;
+    auto it = reduced_hashes.find(FormatOps(reduced));
+    if (it == reduced_hashes.end()) {
+      it = reduced_hashes.emplace(FormatOps(reduced), TraceHashes(reduced)).first;
+    }
+    EXPECT_EQ(TraceHashes(list), it->second)
+        << FormatOps(list) << " vs its reduction " << FormatOps(reduced);
+    ++compared;
+  }
+  EXPECT_GT(compared, 50);
+  std::printf("%d left-out lists of stress-0 (<= 2 ops) run the schedules of their reduction\n",
+              compared);
+}
+
+TEST(ProgramSpace, TooLargeASpaceIsRefused) {
+  StressConfig c = Small(3);
+  c.threads = 8;
+  std::string error;
+  const ProgramSpace programs(c, &error);
+  EXPECT_NE(error.find("more than 2^40 programs"), std::string::npos) << error;
+  EXPECT_EQ(programs.size(), 0u);
+  c = Small(6);
+  c.qps_per_thread = 4;
+  error.clear();
+  const ProgramSpace lists(c, &error);
+  EXPECT_EQ(error, "--sched_program_ops=6 gives stress-0 more than 2^20 op lists: lower it");
+  EXPECT_EQ(lists.size(), 0u);
+}
+
+}  // namespace
+}  // namespace program
+}  // namespace flowcheck
