@@ -1,12 +1,6 @@
 // program/op_list.cc: see op_list.h.
 #include "program/op_list.h"
 
-#include <cerrno>
-#include <cstdlib>
-
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "core/tid_rdma.h"
 #include "program/rng.h"
 
@@ -14,73 +8,10 @@ namespace flowcheck {
 namespace program {
 namespace {
 
-bool ParseInt(const std::string& s, int* out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long v = std::strtol(s.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || v < -1000000 || v > 1000000) return false;
-  *out = static_cast<int>(v);
-  return true;
-}
-
 // The state a QP would be in, as the generator imagines it.
 enum class Sim { kIdle, kOwned, kWaiting, kOwnedRarr };
 
 }  // namespace
-
-const char* ListedOpName(ListedOpKind kind) { return kListedOpRows[kind].name; }
-
-std::string FormatOps(const std::vector<ListedOp>& ops) {
-  std::vector<std::string> parts;
-  for (const ListedOp& op : ops) {
-    const ListedOpRow& row = kListedOpRows[op.kind];
-    const bool two = row.args == kContextFlow || (row.args == kSlotPagesets && op.b != 0);
-    parts.push_back(two ? absl::StrCat(row.name, "@", op.a, ".", op.b)
-                        : absl::StrCat(row.name, "@", op.a));
-  }
-  return absl::StrJoin(parts, ",");
-}
-
-bool ParseOps(const std::string& text, std::vector<ListedOp>* ops, std::string* error) {
-  ops->clear();
-  if (text.empty()) return true;
-  for (const absl::string_view token : absl::StrSplit(text, ',')) {
-    const std::string t(token);
-    const size_t at = t.find('@');
-    const std::string name = t.substr(0, at);
-    ListedOp op;
-    int kind = 0;
-    while (kind < kNumListedOps && name != kListedOpRows[kind].name) ++kind;
-    if (kind == kNumListedOps) {
-      *error = "unknown op '" + t + "'";
-      return false;
-    }
-    op.kind = static_cast<ListedOpKind>(kind);
-    const OpArgs args = kListedOpRows[kind].args;
-    if (args == kContextFlow) op.b = RXE_NUM_TID_FLOWS;  // "don't care"
-    if (at != std::string::npos) {
-      const std::string a = t.substr(at + 1);
-      const size_t dot = a.find('.');
-      if (!ParseInt(a.substr(0, dot), &op.a) || op.a < 0 ||
-          (dot != std::string::npos &&
-           ((args != kContextFlow && args != kSlotPagesets) ||
-            !ParseInt(a.substr(dot + 1), &op.b)))) {
-        *error = "bad argument in op '" + t +
-                 "' (expected NAME@N, or NAME@CONTEXT.FLOW for bare_reserve, NAME@SLOT.PAGESETS "
-                 "for segment and write_alloc)";
-        return false;
-      }
-      if (args == kSlotPagesets && (op.b < 0 || op.b > 16 || op.b % 2 != 0)) {
-        *error = "bad argument in op '" + t + "' (" + name +
-                 "@SLOT.PAGESETS: an even 2..16, or 0)";
-        return false;
-      }
-    }
-    ops->push_back(op);
-  }
-  return true;
-}
 
 std::vector<ListedOp> GenerateOps(const StressConfig& c, uint64_t execution, int index, bool irq) {
   Rng rng(StreamSeed(StreamSeed(c.seed, 0x5c4ed000ull + execution), static_cast<uint64_t>(index)));

@@ -51,7 +51,7 @@ void BareReserve(Participant* p, ContextState* ctx, int last);
 // generation the peer would send next if `next`, else the current one.
 void ResyncQp(Run* run, Participant* p, uint32_t j, bool next);
 
-// The runners of the listed ops, one per row of op_list.h's table, named
+// The runners of the listed ops, one per row of op_table.h's table, named
 // Run<Kind>: each runs the op with the listed op's arguments on `s` (the
 // slot A names, for a QP op; nullptr for the others) and returns false if it
 // skipped it after all (a condition only the run knows, as "the segment that

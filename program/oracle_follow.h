@@ -9,7 +9,7 @@
 // in the last one. The order of the observed sections is the order of the
 // effects only while, at a thread's observed section, no OTHER thread is
 // inside an op whose effects can already be in the model but not yet in the
-// oracle. The op table's `order` column (op_list.h) says where an op's
+// oracle. The op table's `order` column (op_table.h) says where an op's
 // effects are:
 //   kBefore     its flow-layer function takes exp_lock itself, before the
 //               observed section: dangerous until that section, except
@@ -58,7 +58,7 @@ class OracleFollower {
   OracleFollower(const ContextState& ctx, const workqueue_struct& wq, int threads,
                  bool flush_handoff);
 
-  // Thread t begins an op with the row's `order` and `call` (op_list.h) on
+  // Thread t begins an op with the row's `order` and `call` (op_table.h) on
   // `span_qp` (its QP; nullptr: no s_lock spans it). `what` names it.
   void BeginOp(int t, unsigned order, int call, rvt_qp* span_qp, const std::string& what);
   // Thread t ends it. (A kAfter op's wakeup is compared at the next

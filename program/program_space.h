@@ -3,7 +3,7 @@
 // participant (each op thread, then rcv-irq), each list at most K ops long,
 // smallest total first (all programs of 0 ops, then of 1, ...).
 //
-// A list's ops come from the op table (op_list.h) with these arguments:
+// A list's ops come from the op table (op_table.h) with these arguments:
 // QP ops on every slot of the thread (op threads only), segment with 4
 // pagesets (a group left partly used) and with 12 (one filled, one begun);
 // on every context C
