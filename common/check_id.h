@@ -15,8 +15,8 @@
 // knows nothing of stress or fuzz, lockcheck nothing of core). lockcheck/
 // report.h holds the lock rules, core/invariants.h CheckInvariants'
 // F1-F6/W1-W6, core/reference.h the pure properties of the reference
-// formulas, core/caller_checks.h the stress driver's own checks, fuzz/executor/
-// hazards.h the kernel hazards the concurrent fuzz target reports. A layer
+// formulas, core/caller_checks.h the engine's own checks (its oracle
+// included). A layer
 // that forwards another's reports (stress forwards CheckInvariants')
 // asserts its ids are disjoint from the forwarded ones (DisjointIds), so an
 // id names exactly one check. The docs list each table; a test per layer

@@ -10,20 +10,23 @@
 #include "absl/strings/str_format.h"
 #include "fuzz/format_v1.h"
 #include "fuzz/sched_fuzz_format.h"
+#include "program/op_table.h"
 
 namespace flowcheck {
 namespace fuzz {
 namespace {
 
 // THE decoder table: every (format, version) this build reads. An entry is
-// never removed or changed once released; a new version is a new line (and
+// never changed once released, nor removed while its target can run it; a new version is a new line (and
 // its own format_v<N>.cc), so old inputs keep their meaning.
 constexpr FormatCodec kCodecs[] = {
     {Format::kReserve, 1, v1::kReserveHeader, v1::kReserveRecord, v1::DecodeReserve,
      v1::EncodeReserve},
     {Format::kFlow, 1, v1::kFlowHeader, v1::kFlowRecord, v1::DecodeFlow, v1::EncodeFlow},
     {Format::kPure, 1, v1::kPureHeader, v1::kPureRecord, v1::DecodePure, v1::EncodePure},
-    {Format::kSched, 1, sched_v1::kHeader, sched_v1::kRecord, sched_v1::Decode, sched_v1::Encode},
+    // 'S' version 1 (flow records, an executor of its own) is no longer
+    // decoded: its programs are not the engine's (fuzz/sched_fuzz_format.h).
+    {Format::kSched, 2, sched_v2::kHeader, sched_v2::kRecord, sched_v2::Decode, sched_v2::Encode},
 };
 
 constexpr Format kFormats[] = {Format::kReserve, Format::kFlow, Format::kPure, Format::kSched};
@@ -48,6 +51,7 @@ void Reset(const FormatCodec& c, Program* p) {
   p->version = c.version;
   p->ops.clear();
   p->unknown_skipped = p->trailing_bytes = p->capped_records = 0;
+  p->shape = SchedShape{};
   p->thread_ops.clear();
   p->schedule.clear();
 }
@@ -96,9 +100,9 @@ const OpSpec* OpsOf(Format f, int* count) {
     case Format::kPure:
       *count = kPureOpCount;
       return kPureOps;
-    case Format::kSched:  // its threads run flow ops
-      *count = kFlowOpCount;
-      return kFlowOps;
+    case Format::kSched:
+      *count = kSchedOpCount;
+      return kSchedOps;
   }
   *count = 0;
   return nullptr;
@@ -154,10 +158,19 @@ DecodeResult DecodePrefix(const uint8_t* data, size_t size, uint64_t total_size)
   // The version byte is needed to know the header's size; without it, the
   // newest version's header is what is missing.
   const FormatCodec* c = total_size >= 2 ? FindCodec(data[0], data[1]) : &Latest(f);
+  if (c == nullptr && f == Format::kSched && data[1] == 1) {
+    r.status = DecodeStatus::kUnknownVersion;
+    r.error =
+        "sched_fuzz input of format version 1: no longer run (its threads ran flow_fuzz "
+        "records on an executor of their own; version 2 holds programs of the one engine, "
+        "docs/fuzz-format.md): reproduce it with a flowcheck before the change, or rewrite its "
+        "ops as a version 2 program";
+    return r;
+  }
   if (c == nullptr) {
     r.status = DecodeStatus::kUnknownVersion;
     r.error = absl::StrFormat(
-        "%s input of format version %u: this build knows versions 1..%u (a newer flowcheck "
+        "%s input of format version %u: this build knows versions up to %u (a newer flowcheck "
         "wrote it, or it is not a flowcheck input)",
         TargetName(f), data[1], LatestVersion(f));
     return r;
@@ -205,9 +218,11 @@ EncodeResult Encode(const Program& p) {
   if (!back.ok() || back.program.num_qps != p.num_qps || back.program.seed != p.seed) {
     e.error = absl::StrFormat("the %s v%u header cannot hold %d QPs and seed %u",
                               TargetName(p.format), version, p.num_qps, p.seed);
-  } else if (back.program.thread_ops != p.thread_ops || back.program.schedule != p.schedule) {
+  } else if (back.program.thread_ops != p.thread_ops || back.program.schedule != p.schedule ||
+             !(back.program.shape == p.shape)) {
     e.error = absl::StrFormat(
-        "the %s v%u header cannot hold %u threads of these op counts and %u scheduling bytes",
+        "the %s v%u header cannot hold this scenario, %u threads of these op counts and %u "
+        "scheduling bytes",
         TargetName(p.format), version, p.thread_ops.size(), p.schedule.size());
   } else {
     for (size_t i = 0; i < p.ops.size() && e.ok(); ++i) {
@@ -231,6 +246,9 @@ std::string DescribeOp(Format format, const FuzzOp& op) {
   if (op.code >= count) return absl::StrFormat("op %d", op.code);
   const char* name = ops[op.code].name;
   switch (ops[op.code].args) {
+    case Args::kListed:  // "setup@1", "bare_reserve@0.3": the engine's own text
+      return program::FormatOps({program::ListedOp{
+          static_cast<program::ListedOpKind>(op.code), op.qp, static_cast<int>(op.arg)}});
     case Args::kNone:
       return absl::StrFormat("%s()", name);
     case Args::kQp:
@@ -267,8 +285,11 @@ std::string DescribeProgram(const Program& p) {
     s += absl::StrFormat(", %d QPs, seed %u", p.num_qps, p.seed);
   }
   if (p.format == Format::kSched) {
-    s += absl::StrFormat(", %u threads, %u scheduling byte(s)", p.thread_ops.size(),
-                         p.schedule.size());
+    const SchedShape& h = p.shape;
+    s += absl::StrFormat(", %d op thread(s)%s x %d QP(s), %d worker(s), %d free flow(s), %u "
+                         "scheduling byte(s)",
+                         h.threads, h.irq ? " + rcv-irq" : "", h.qps_per_thread, h.workers,
+                         h.free_flows, p.schedule.size());
   }
   s += absl::StrFormat(", %u op(s)", p.ops.size());
   if (p.unknown_skipped)

@@ -41,7 +41,7 @@ enum class Format : uint8_t {
   kReserve = 'R',  // reserve_fuzz: kern_reserve_flow / release on one context
   kFlow = 'F',     // flow_fuzz: the flow layer with 1..8 QPs
   kPure = 'P',     // pure_fuzz: generation arithmetic, register encoding, ...
-  kSched = 'S',    // sched_fuzz: 2-4 threads of flow ops + the scheduling bytes
+  kSched = 'S',    // sched_fuzz: a concurrent program of the engine + the scheduling bytes
 };
 
 inline constexpr size_t kMaxOps = 512;
@@ -84,6 +84,20 @@ FuzzOp MakeOp(Code code, uint8_t sel, int qp, int64_t arg, int64_t arg2 = 0) {
   return op;
 }
 
+// 'S' (fuzz/sched_fuzz_format.h): the scenario of a concurrent program of the
+// engine (program/controlled.h), one context.
+struct SchedShape {
+  int threads = 2;         // op threads, 1..4
+  bool irq = false;        // rcv-irq, the last participant
+  int qps_per_thread = 1;  // 1..2
+  int workers = 1;         // 1..2
+  int free_flows = 1;      // flows free at the start, 1..32
+  bool operator==(const SchedShape& o) const {
+    return threads == o.threads && irq == o.irq && qps_per_thread == o.qps_per_thread &&
+           workers == o.workers && free_flows == o.free_flows;
+  }
+};
+
 struct Program {
   Format format = Format::kReserve;
   uint8_t version = 0;
@@ -94,9 +108,12 @@ struct Program {
   size_t unknown_skipped = 0;  // records with an undefined opcode
   size_t trailing_bytes = 0;   // a partial record at the end
   size_t capped_records = 0;   // whole records beyond kMaxOps
-  // 'S' only (fuzz/sched_fuzz_format.h): ops[] holds thread 0's ops, then
-  // thread 1's, ...; thread_ops[i] is how many are thread i's (its size is
-  // the thread count); `schedule` holds the scheduling bytes. Empty otherwise.
+  // 'S' only (fuzz/sched_fuzz_format.h): ops[] holds op thread 0's ops (an
+  // op's code is its row of program/op_table.h, qp its argument A, arg its
+  // B), then thread 1's, ..., then rcv-irq's; thread_ops[i] is how many are
+  // participant i's (its size is the participant count); `schedule` holds
+  // the scheduling bytes. Empty otherwise.
+  SchedShape shape;
   std::vector<int> thread_ops;
   std::vector<uint8_t> schedule;
 };

@@ -21,6 +21,8 @@
 
 #include <cstdint>
 
+#include "program/op_table.h"
+
 namespace flowcheck {
 namespace fuzz {
 
@@ -42,6 +44,7 @@ enum class Args : uint8_t {
   kPosition,       // sel, arg = tid_enqueue, arg2 = dequeue: "name(tid_enqueue=1, dequeue=0)"
   kMaskPsn,        // sel (unused), arg = a 32-bit PSN: "name(0x7fffffff)"
   kBitops,         // sel, arg = a 64-bit word, arg2 = nr: "name(word=0x..., nr=5)"
+  kListed,         // 'S': qp = A, arg = B, as the engine writes it: "setup@1", "segment@0.4"
 };
 
 // 'R', reserve_fuzz: kern_reserve_flow / release on one context with 2 QPs.
@@ -94,6 +97,9 @@ enum class Args : uint8_t {
   X(kMaskPsn, 4, "mask_psn", kMaskPsn)                  \
   X(kBitops, 5, "bitops", kBitops)
 
+// 'S', sched_fuzz: the engine's ops, THE op table of program/op_table.h (a
+// record's op byte is its row); fuzz/sched_fuzz_format.h.
+
 #define FLOWCHECK_FUZZ_OP_ENUMERATOR(e, code, name, args) e = code,
 enum class ReserveOp : uint8_t { FLOWCHECK_FUZZ_RESERVE_OPS(FLOWCHECK_FUZZ_OP_ENUMERATOR) };
 enum class FlowOp : uint8_t { FLOWCHECK_FUZZ_FLOW_OPS(FLOWCHECK_FUZZ_OP_ENUMERATOR) };
@@ -112,10 +118,15 @@ inline constexpr OpSpec kReserveOps[] = {FLOWCHECK_FUZZ_RESERVE_OPS(FLOWCHECK_FU
 inline constexpr OpSpec kFlowOps[] = {FLOWCHECK_FUZZ_FLOW_OPS(FLOWCHECK_FUZZ_OP_SPEC)};
 inline constexpr OpSpec kPureOps[] = {FLOWCHECK_FUZZ_PURE_OPS(FLOWCHECK_FUZZ_OP_SPEC)};
 #undef FLOWCHECK_FUZZ_OP_SPEC
+#define FLOWCHECK_FUZZ_SCHED_OP_SPEC(kind, name, ...) \
+  OpSpec{static_cast<uint8_t>(program::kOp##kind), name, Args::kListed},
+inline constexpr OpSpec kSchedOps[] = {FLOWCHECK_LISTED_OPS(FLOWCHECK_FUZZ_SCHED_OP_SPEC)};
+#undef FLOWCHECK_FUZZ_SCHED_OP_SPEC
 
 inline constexpr int kReserveOpCount = sizeof(kReserveOps) / sizeof(kReserveOps[0]);
 inline constexpr int kFlowOpCount = sizeof(kFlowOps) / sizeof(kFlowOps[0]);
 inline constexpr int kPureOpCount = sizeof(kPureOps) / sizeof(kPureOps[0]);
+inline constexpr int kSchedOpCount = sizeof(kSchedOps) / sizeof(kSchedOps[0]);
 
 }  // namespace fuzz
 }  // namespace flowcheck

@@ -2,7 +2,6 @@
 // (tools/reproduce.sh builds and runs it).
 //
 //   reproduce [--target=NAME] [--strict] [--emit_gtest=PATH] [--schedule_out=PATH] FILE
-//   reproduce --replay=SCHEDULE [--minimize] [--trace_out=T.json]
 //
 // Reads a fuzz input (a crash file, a corpus or regression file), detects its
 // target from the header (--target only double-checks it), prints the decoded
@@ -26,15 +25,12 @@
 //                  source that decodes the same bytes and expects success, so
 //                  it fails while the bug is there (fuzz/gtest_source.h).
 // --schedule_out=P a sched_fuzz input only: a failure also writes its
-//                  schedule file to P (a file or a directory), the program
-//                  and its interleaving in sched's format; exit 3 if it could
-//                  not be written.
-// --replay=S       S is such a schedule file: it is replayed (or, with
-//                  --minimize, minimized beside S; with --trace_out, its
-//                  trace written for tools/timeline.py) by the controlled
-//                  scheduler's own command line (sched/cli.h), whose exit
-//                  codes apply. tools/reproduce.sh --minimize / --timeline on
-//                  a sched_fuzz input run both steps.
+//                  schedule file to P (a file or a directory): a stress
+//                  schedule holding the same program and its interleaving,
+//                  which //stress:stress_main replays, minimizes and draws
+//                  (tools/reproduce.sh --minimize / --timeline on a
+//                  sched_fuzz input run both steps); exit 3 if it could not
+//                  be written.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -50,7 +46,6 @@
 #include "fuzz/gtest_source.h"
 #include "fuzz/input_format.h"
 #include "fuzz/sched_fuzz_reproduce.h"
-#include "sched/cli.h"
 
 namespace flowcheck {
 namespace fuzz {
@@ -221,14 +216,6 @@ int Run(const Flags& flags) {
 int main(int argc, char** argv) {
   using flowcheck::ResolveUserPath;
   using flowcheck::fuzz::Flags;
-  for (int i = 1; i < argc; ++i) {
-    // A schedule file of a sched_fuzz failure: the scheduler's own command
-    // line replays, minimizes or draws it (scenario "sched_fuzz",
-    // fuzz/executor/sched_executor.cc).
-    if (std::string(argv[i]).rfind("--replay=", 0) == 0) {
-      return sched::Main(argc, argv, "//fuzz:reproduce");
-    }
-  }
   Flags flags;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

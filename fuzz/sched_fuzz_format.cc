@@ -1,49 +1,68 @@
-// fuzz/sched_fuzz_format.cc: 'S' version 1 (see sched_fuzz_format.h). The
-// threads' records are decoded and encoded by the 'F' v1 codec itself
-// (fuzz/format_v1.h), so an 'S' op means exactly what the same 'F' record
-// means; only the QP numbering (per thread) and the framing are this file's.
+// fuzz/sched_fuzz_format.cc: 'S' version 2 (see sched_fuzz_format.h).
 #include "fuzz/sched_fuzz_format.h"
 
 #include <algorithm>
 
-#include "fuzz/format_v1.h"
+#include "program/op_table.h"
 
 namespace flowcheck {
 namespace fuzz {
-namespace sched_v1 {
+namespace sched_v2 {
 namespace {
 
-// The 'F' v1 header the records of one thread are decoded under: 2 QPs
-// (the thread's), the program's seed.
-void FlowHeader(uint8_t s0, uint8_t s1, std::vector<uint8_t>* out) {
-  out->assign({static_cast<uint8_t>(Format::kFlow), 1, kQpsPerThread - 1, s0, s1});
+using program::kListedOpRows;
+using program::kNumListedOps;
+
+// B as the row's arguments read it (canonical: what Encode writes back).
+int64_t ArgB(int kind, uint8_t b) {
+  switch (kListedOpRows[kind].args) {
+    case program::kSlotPagesets: return (b % 9) * 2;
+    case program::kContextFlow: return static_cast<int8_t>(b);
+    default: return 0;
+  }
+}
+
+// The byte ArgB reads back as `b` (for an op past the table: b as is).
+uint8_t ByteB(int kind, int64_t b) {
+  if (kind < kNumListedOps && kListedOpRows[kind].args == program::kSlotPagesets) {
+    return static_cast<uint8_t>(b / 2);
+  }
+  return static_cast<uint8_t>(b);
 }
 
 }  // namespace
 
 void Decode(const uint8_t* data, uint64_t total_size, Program* p) {
-  const int threads = data[2] % (kMaxThreads - kMinThreads + 1) + kMinThreads;
-  p->num_qps = threads * kQpsPerThread;
-  p->seed = static_cast<uint64_t>(data[3]) | static_cast<uint64_t>(data[4]) << 8;
+  SchedShape& s = p->shape;
+  s.threads = (data[2] & 3) + 1;
+  s.irq = (data[2] & 4) != 0;
+  s.qps_per_thread = ((data[2] >> 3) & 1) + 1;
+  s.workers = ((data[2] >> 4) & 1) + 1;
+  s.free_flows = data[3] % 32 + 1;
+  p->seed = static_cast<uint64_t>(data[4]) | static_cast<uint64_t>(data[5]) << 8;
+  p->num_qps = s.threads * s.qps_per_thread;
   uint64_t at = kHeader;
-  std::vector<uint8_t> buf;
-  Program flow;
-  for (int t = 0; t < threads; ++t) {
-    const uint64_t want = data[5 + t] % (kMaxRecordsPerThread + 1);
+  const int participants = s.threads + (s.irq ? 1 : 0);
+  for (int i = 0; i < participants; ++i) {
+    const int n_byte = i < s.threads ? 6 + i : 10;
+    const uint64_t want = data[n_byte] % (kMaxRecordsPerParticipant + 1);
     const uint64_t have = std::min<uint64_t>(want, (total_size - at) / kRecord);
-    FlowHeader(data[3], data[4], &buf);
-    buf.insert(buf.end(), data + at, data + at + have * kRecord);
-    flow.ops.clear();
-    flow.unknown_skipped = 0;
-    v1::DecodeFlow(buf.data(), buf.size(), &flow);
-    for (FuzzOp op : flow.ops) {
-      op.qp += t * kQpsPerThread;
+    int decoded = 0;
+    for (uint64_t r = 0; r < have; ++r, at += kRecord) {
+      const uint8_t kind = data[at];
+      if (kind >= kNumListedOps) {
+        ++p->unknown_skipped;
+        continue;
+      }
+      FuzzOp op;
+      op.code = kind;
+      op.qp = data[at + 1];
+      op.arg = ArgB(kind, data[at + 2]);
       p->ops.push_back(op);
+      ++decoded;
     }
-    p->thread_ops.push_back(static_cast<int>(flow.ops.size()));
-    p->unknown_skipped += flow.unknown_skipped;
-    at += have * kRecord;
-    if (have < want) {  // the input ends inside this thread's records
+    p->thread_ops.push_back(decoded);
+    if (have < want) {  // the input ends inside this participant's records
       p->trailing_bytes = total_size - at;
       at = total_size;
     }
@@ -55,33 +74,27 @@ void Decode(const uint8_t* data, uint64_t total_size, Program* p) {
 }
 
 void Encode(const Program& p, std::vector<uint8_t>* out) {
-  const int threads = static_cast<int>(p.thread_ops.size());
-  out->insert(out->end(), {static_cast<uint8_t>(Format::kSched), p.version,
-                           static_cast<uint8_t>(threads - kMinThreads),
-                           static_cast<uint8_t>(p.seed), static_cast<uint8_t>(p.seed >> 8)});
-  for (int t = 0; t < kMaxThreads; ++t) {
-    out->push_back(static_cast<uint8_t>(t < threads ? p.thread_ops[t] : 0));
+  const SchedShape& s = p.shape;
+  const uint8_t shape = static_cast<uint8_t>(((s.threads - 1) & 3) | (s.irq ? 4 : 0) |
+                                             ((s.qps_per_thread - 1) & 1) << 3 |
+                                             ((s.workers - 1) & 1) << 4);
+  out->insert(out->end(), {static_cast<uint8_t>(Format::kSched), p.version, shape,
+                           static_cast<uint8_t>(s.free_flows - 1), static_cast<uint8_t>(p.seed),
+                           static_cast<uint8_t>(p.seed >> 8)});
+  const int participants = static_cast<int>(p.thread_ops.size());
+  uint8_t counts[5] = {};
+  for (int i = 0; i < participants && i < 5; ++i) {
+    const bool irq = s.irq && i == participants - 1;
+    counts[irq ? 4 : i] = static_cast<uint8_t>(p.thread_ops[i]);
   }
-  size_t first = 0;
-  std::vector<uint8_t> buf;
-  for (int t = 0; t < threads; ++t) {
-    Program flow;
-    flow.format = Format::kFlow;
-    flow.version = 1;
-    flow.num_qps = kQpsPerThread;
-    for (int i = 0; i < p.thread_ops[t] && first + i < p.ops.size(); ++i) {
-      FuzzOp op = p.ops[first + i];
-      op.qp -= t * kQpsPerThread;  // out of range: Encode's decode check names the op
-      flow.ops.push_back(op);
-    }
-    first += p.thread_ops[t];
-    buf.clear();
-    v1::EncodeFlow(flow, &buf);
-    out->insert(out->end(), buf.begin() + v1::kFlowHeader, buf.end());
+  out->insert(out->end(), counts, counts + 5);
+  for (const FuzzOp& op : p.ops) {
+    // A value a record cannot hold: Encode's decode check names the op.
+    out->insert(out->end(), {op.code, static_cast<uint8_t>(op.qp), ByteB(op.code, op.arg)});
   }
   out->insert(out->end(), p.schedule.begin(), p.schedule.end());
 }
 
-}  // namespace sched_v1
+}  // namespace sched_v2
 }  // namespace fuzz
 }  // namespace flowcheck

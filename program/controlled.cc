@@ -479,13 +479,24 @@ ControlledResult RunControlled(const StressConfig& input, const std::string& rep
 }
 
 ControlledResult RunProgram(const StressConfig& c, const OpLists& lists,
-                            const std::vector<uint8_t>& bytes, bool quiet) {
+                            const std::vector<uint8_t>* bytes, bool quiet, uint64_t search_seed) {
   sched::Options o;
   o.scenario = kScenario;
   o.target = kTarget;
-  o.strategy = sched::StrategyKind::kBytes;
-  o.bytes = bytes;
-  o.max_executions = 1;
+  if (bytes != nullptr) {
+    o.strategy = sched::StrategyKind::kBytes;
+    o.bytes = *bytes;
+    o.max_executions = 1;
+  } else {
+    sched::Parse(c.sched, &o.strategy);  // random, pct or dfs (Validate)
+    o.seed = search_seed != 0 ? search_seed : c.seed;
+    o.pct_depth = c.sched_depth;
+    o.max_preemptions = c.max_preemptions;
+    o.max_executions = c.sched_executions > 0 ? static_cast<uint64_t>(c.sched_executions)
+                       : c.sched == "dfs"     ? 0
+                                              : 1000;
+    o.record_bytes = true;
+  }
   o.max_steps = static_cast<uint64_t>(MaxSteps(c));
   o.params = ParamsOf(c);
   for (auto& [k, v] : ListParams(c, 0, lists)) o.params[k] = v;

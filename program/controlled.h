@@ -79,15 +79,20 @@ struct ControlledResult {
 ControlledResult RunControlled(const StressConfig& config, const std::string& replay_path,
                                bool record_bytes = false);
 
-// One execution of a given program, its decisions read from `bytes` (sched's
-// bytes strategy: the fuzz target sched_fuzz, fuzz/sched_fuzz.cc): `config`
-// sets the scenario (threads, rcv-irq, workers, ...), `lists` holds one op
-// list per participant (op threads, then rcv-irq). A failure writes its
-// schedule file to config.schedule_out if set: a stress schedule, holding
-// the program, that //stress:stress_main replays, minimizes and draws.
-// `quiet`: print nothing (the result has the failure and the report).
+// A given program: `config` sets the scenario (threads, rcv-irq, workers,
+// ...), `lists` holds one op list per participant (op threads, then
+// rcv-irq). With `bytes`, one execution whose decisions are read from them
+// (sched's bytes strategy: the fuzz target sched_fuzz, fuzz/sched_fuzz.cc);
+// without, config.sched (random, pct, dfs) searches the program's
+// schedules, and a failure's result carries its decisions as bytes. A
+// failure writes its schedule file to config.schedule_out if set: a stress
+// schedule, holding the program, that //stress:stress_main replays,
+// minimizes and draws. `quiet`: print nothing (the result has the failure
+// and the report). `search_seed`: the search strategy's seed (0: config.seed,
+// which also seeds the model).
 ControlledResult RunProgram(const StressConfig& config, const OpLists& lists,
-                            const std::vector<uint8_t>& bytes, bool quiet);
+                            const std::vector<uint8_t>* bytes, bool quiet,
+                            uint64_t search_seed = 0);
 
 }  // namespace program
 }  // namespace flowcheck
