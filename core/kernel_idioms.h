@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "core/hfi1_constants.h"
+#include "core/slab_cache.h"
 
 #define BIT(nr) (1UL << (nr))
 #define min_t(type, x, y) ((type)(x) < (type)(y) ? (type)(x) : (type)(y))
@@ -48,12 +49,19 @@ struct KmallocResult {
     return static_cast<T*>(p);
   }
 };
+// Freed blocks are kept for the next kmalloc_node of the same size, as the
+// kernel's slab caches keep them (slab_cache.h): a harness that builds a
+// fresh model for every controlled execution would otherwise pay the
+// allocator for each flow array (under ASan an mmap, page faults and the
+// quarantine: 80% of sched_fuzz's time). A kept block is poisoned for ASan,
+// so a use after kfree is still reported, and is filled afresh when reused,
+// so nothing carries over from its last owner.
 inline KmallocResult kmalloc_node(size_t size, gfp_t, int) {
-  void* p = std::malloc(size);
+  void* p = flowcheck::SlabTake(size);
   if (p != nullptr) std::memset(p, 0xa5, size);
   return KmallocResult{p};
 }
-inline void kfree(const void* p) { std::free(const_cast<void*>(p)); }
+inline void kfree(const void* p) { flowcheck::SlabGive(const_cast<void*>(p)); }
 
 // hfi1's device error print.
 #define dd_dev_err(dd, fmt, ...) \

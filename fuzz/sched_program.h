@@ -46,7 +46,7 @@ bool SchedInput(const program::StressConfig& c, const program::OpLists& lists,
 
 // The failure as the target prints it:
 //   flowcheck: FAIL [<marker>] sched_fuzz: <detail>
-//   <the scheduler's report>
+//   <the scheduler's report, for its own kinds: deadlock, lockcheck, ...>
 //   flowcheck: trace hash <hex>
 std::string SchedFailureReport(const program::ControlledResult& r);
 
