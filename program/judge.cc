@@ -19,7 +19,10 @@ void JudgeInto(std::map<std::string, std::string>* divergences,
     if (f.divergence && !strict) {
       divergences->emplace(f.id, f.detail);
     } else {
-      FailWith(Finding{f.id, absl::StrCat(f.detail, " (checked after: ", where, ")")}, who);
+      // Under --strict a known kernel hazard fails, and says it is one.
+      FailWith(Finding{f.id, absl::StrCat(f.divergence ? "upstream divergence (strict): " : "",
+                                          f.detail, " (checked after: ", where, ")")},
+               who);
     }
   }
 }
