@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "common/splitmix64.h"
+
 namespace flowcheck {
 namespace program {
 
@@ -21,21 +23,16 @@ inline uint64_t StreamSeed(uint64_t seed, uint64_t index) {
 
 class Rng {
  public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
+  explicit Rng(uint64_t seed) : bits_(seed) {}
 
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  uint64_t Next() { return bits_.Next(); }
   // Uniform in [0, n); n > 0.
   uint32_t Below(uint32_t n) { return static_cast<uint32_t>((Next() >> 32) * n >> 32); }
   // True with probability p (0 <= p <= 1).
   bool Chance(double p) { return static_cast<double>(Next() >> 11) * 0x1.0p-53 < p; }
 
  private:
-  uint64_t state_;
+  SplitMix64 bits_;
 };
 
 }  // namespace program

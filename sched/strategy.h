@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/splitmix64.h"
 #include "sched/schedule_file.h"
 
 namespace sched {
@@ -128,17 +129,11 @@ uint8_t ByteFor(const Decision& d, int chosen);
 
 namespace internal {
 
-// SplitMix64: the one deterministic generator of the strategies (the same
-// bits on every platform and library version, unlike std:: distributions).
+// The strategies' draws from SplitMix64 (common/splitmix64.h).
 class Rng {
  public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  explicit Rng(uint64_t seed) : bits_(seed) {}
+  uint64_t Next() { return bits_.Next(); }
   // Uniform in [0, n), n > 0 (rejection sampling: no modulo bias).
   uint64_t Below(uint64_t n) {
     const uint64_t limit = ~uint64_t{0} - (~uint64_t{0} % n);
@@ -150,7 +145,7 @@ class Rng {
   }
 
  private:
-  uint64_t state_;
+  flowcheck::SplitMix64 bits_;
 };
 
 // The seed of execution `index` of a run seeded `seed`.
