@@ -127,10 +127,7 @@ rvt_qp* SpanQp(const Participant& p, const ListedOp& op) {
 void RunOp(Run* run, Participant* p, const ListedOp& op) {
   const ListedOpRow& row = kListedOpRows[op.kind];
   OracleFollower* oracle = row.order & kLooks ? nullptr : p->oracle;
-  if (oracle != nullptr) {
-    oracle->BeginOp(p->index, row.order, row.call, SpanQp(*p, op),
-                    absl::StrCat(p->name, " ", FormatOps({op})));
-  }
+  if (oracle != nullptr) oracle->BeginOp(p->index, &p->name, op, SpanQp(*p, op));
   RunListedOp(run, p, op);
   if (oracle != nullptr) oracle->EndOp(p->index);
   p->ops_done++;

@@ -48,16 +48,22 @@ int OracleFollower::QpIndex(const rvt_qp* qp) const {
   return -1;
 }
 
-void OracleFollower::BeginOp(int t, unsigned order, int call, rvt_qp* span_qp,
-                             const std::string& what) {
+std::string OracleFollower::What(const Thread& th) {
+  if (th.work || th.name == nullptr) return "a work item";
+  return *th.name + " " + FormatOps({th.op});
+}
+
+void OracleFollower::BeginOp(int t, const std::string* name, const ListedOp& op,
+                             rvt_qp* span_qp) {
   TsanIgnoreAccesses hide;
   Thread& me = th_[t];
   me = Thread{};
   me.busy = true;
-  me.order = order;
-  me.call = call;
+  me.order = kListedOpRows[op.kind].order;
+  me.call = kListedOpRows[op.kind].call;
   me.span_qp = span_qp;
-  me.what = what;
+  me.name = name;
+  me.op = op;
   me.seq_at_start = ++seq_;
 }
 
@@ -73,7 +79,6 @@ void OracleFollower::BeginWork(int t) {
   me = Thread{};
   me.busy = true;
   me.work = true;
-  me.what = "a work item";
   for (size_t o = 0; o < th_.size(); ++o) {
     if (static_cast<int>(o) != t && th_[o].busy) me.others_busy_at_start = true;
   }
@@ -105,7 +110,7 @@ bool OracleFollower::OthersDangerous(int me, std::string* why) const {
     const bool danger = o.work || ((o.order & kBefore) && !o.observed && begun) ||
                         ((o.order & kAfter) && o.observed);
     if (danger) {
-      *why = absl::StrFormat("logical thread %u is inside %s (%s)", t, o.what,
+      *why = absl::StrFormat("logical thread %u is inside %s (%s)", t, What(o),
                              DangerName(o.order, o.work));
       return true;
     }
@@ -117,12 +122,12 @@ void OracleFollower::Stop(const std::string& why) {
   if (stopped_.empty()) stopped_ = why;
 }
 
-std::string OracleFollower::Compare(const char* where) {
+std::string OracleFollower::Compare(absl::FunctionRef<std::string()> where) {
   ++comparisons_;
   const std::vector<std::string> diffs =
       oracle::CompareWithModel(oracle_, *ctx_.rcd, ctx_.qps, wq_);
   if (diffs.empty()) return "";
-  std::string s = absl::StrFormat("%s: model and oracle differ: %s", where, diffs[0]);
+  std::string s = absl::StrFormat("%s: model and oracle differ: %s", where(), diffs[0]);
   if (diffs.size() > 1) absl::StrAppendFormat(&s, " (and %u more)", diffs.size() - 1);
   return s;
 }
@@ -201,18 +206,18 @@ std::string OracleFollower::Observe(int t, const hfi1_ctxtdata& rcd, const Calle
   int64_t oracle_ret = 0;
   if (!Apply(e, q, &compare_ret, &oracle_ret)) {
     Stop(absl::StrFormat("%s: %s changed the RcvArray side, which the oracle does not model",
-                         me.what, CallerOpName(e.op)));
+                         What(me), CallerOpName(e.op)));
     return "";
   }
   if (compare_ret && oracle_ret != e.ret) {
-    return absl::StrFormat("%s: %s returned %d, the oracle %d", me.what, CallerOpName(e.op),
+    return absl::StrFormat("%s: %s returned %d, the oracle %d", What(me), CallerOpName(e.op),
                            e.ret, oracle_ret);
   }
   // A kAfter op's wakeup is not in the model yet: its state is compared at
   // its end.
   if ((me.order & kAfter) && static_cast<int>(e.op) == me.call) return "";
   lockdep_assert_held(&ctx_.rcd->exp_lock);  // rcd's (OpCheck checked it), for the analysis
-  return Compare(absl::StrFormat("%s, section of %s", me.what, CallerOpName(e.op)).c_str());
+  return Compare([&] { return absl::StrFormat("%s, section of %s", What(me), CallerOpName(e.op)); });
 }
 
 std::string OracleFollower::AtEnd() {
@@ -222,7 +227,7 @@ std::string OracleFollower::AtEnd() {
   std::string failure;
   {
     TsanIgnoreAccesses hide;
-    failure = Compare("at the end of the execution");
+    failure = Compare([] { return std::string("at the end of the execution"); });
   }
   spin_unlock_irqrestore(&ctx_.rcd->exp_lock, flags);
   return failure;

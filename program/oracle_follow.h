@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "core/caller_checks.h"
 #include "core/callers.h"
 #include "core/oracle/flow_oracle.h"
@@ -58,9 +59,10 @@ class OracleFollower {
   OracleFollower(const ContextState& ctx, const workqueue_struct& wq, int threads,
                  bool flush_handoff);
 
-  // Thread t begins an op with the row's `order` and `call` (op_table.h) on
-  // `span_qp` (its QP; nullptr: no s_lock spans it). `what` names it.
-  void BeginOp(int t, unsigned order, int call, rvt_qp* span_qp, const std::string& what);
+  // Thread t (named *name, which outlives the op) begins `op`, on `span_qp`
+  // (its QP; nullptr: no s_lock spans it); its row's `order` and `call`
+  // (op_table.h) say how its effects order.
+  void BeginOp(int t, const std::string* name, const ListedOp& op, rvt_qp* span_qp);
   // Thread t ends it. (A kAfter op's wakeup is compared at the next
   // observed section, or at the end: a comparison needs exp_lock, and taking
   // it here would add decision points.)
@@ -92,12 +94,17 @@ class OracleFollower {
     rvt_qp* span_qp = nullptr;
     uint64_t seq_at_start = 0;
     bool others_busy_at_start = false;
-    std::string what;
+    const std::string* name = nullptr;
+    ListedOp op;
   };
   int QpIndex(const rvt_qp* qp) const;
+  // "stress-1 setup@0", "a work item": formatted only for a message.
+  static std::string What(const Thread& th);
   bool OthersDangerous(int me, std::string* why) const;
   void Stop(const std::string& why);
-  std::string Compare(const char* where) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_.rcd->exp_lock);
+  // `where` is formatted only if the states differ.
+  std::string Compare(absl::FunctionRef<std::string()> where)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_.rcd->exp_lock);
   // Applies e to the oracle; false if the oracle does not model what it did.
   bool Apply(const CallerEvent& e, int q, bool* compare_ret, int64_t* oracle_ret);
 
