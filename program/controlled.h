@@ -33,7 +33,7 @@
 // The scenario is registered with sched's CLI machinery as "stress"
 // (target //stress:stress_main); its params carry everything needed to
 // rebuild an execution: seed, execution, threads, contexts, qps_per_thread,
-// workers, irq_thread, bare_per_thread, flush_handoff, sched_ops,
+// workers, irq_thread, bare_per_thread, flush_handoff, strict, sched_ops,
 // sched_free_flows, and `ops.<thread>` (one list per thread; a missing one
 // is empty).
 #ifndef FLOWCHECK_PROGRAM_CONTROLLED_H_
