@@ -1,5 +1,6 @@
-// program/controlled.h: the stress run under the controlled scheduler
-// (stress_main --sched=random|pct|dfs, and --replay=FILE).
+// program/controlled.h: the engine's programs under the controlled scheduler:
+// a search (stress_main --sched=random|pct|dfs), a replay (--replay=FILE),
+// and one given program steered by bytes (sched_fuzz, RunProgram).
 //
 // A controlled run is many short executions (sched/run.h), each a pure
 // function of (flags, execution index, schedule):
@@ -18,9 +19,9 @@
 //     (oracle_follow.h): each observed call applied to core's reference
 //     model and compared, while the order of the effects is known;
 //   * at the end, on the scheduler's controller (sched::AtEnd): the
-//     oracle's last comparison, the quiescent point (work drained, CheckAtRest, no lost wakeup, the
-//     threads' beliefs), the drain and the final checks, and the QPs'
-//     teardown.
+//     oracle's last comparison, the quiescent point (work drained,
+//     CheckAtRest, no lost wakeup, the threads' beliefs), the drain and the
+//     final checks, and the QPs' teardown.
 // Every check that fails calls program::Fail, which (SetControlledFailures)
 // fails the execution through the scheduler; lockcheck reports are routed
 // to it by sched::Run. The schedule file is then written first and the
@@ -28,7 +29,7 @@
 // hash, the strategy's summary); then the stress FAIL line
 // "flowcheck: FAIL [invariant <ID>] ..." (for a check; a lockcheck report,
 // deadlock or step bound keeps sched's FAIL line). No sleeps, no watchdog:
-// the step bound (10000 decisions) stands for it.
+// the step bound (--max_steps, MaxSteps in config.h) stands for it.
 //
 // The scenario is registered with sched's CLI machinery as "stress"
 // (target //stress:stress_main); its params carry everything needed to
