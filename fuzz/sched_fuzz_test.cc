@@ -9,7 +9,8 @@
 //  * an input is the program its stress schedule file holds: a found
 //    failure's lists and bytes (SchedInput) run as an input fail the same way;
 //  * the seeds pass; the flush hazard's seed fails under strict with the
-//    no-lost-wakeup check (the kernel does not hand the wakeup on).
+//    no-lost-wakeup check (the kernel does not hand the wakeup on), and an
+//    upstream divergence a seed reaches fails under strict, saying so.
 #include <cstdint>
 #include <random>
 #include <string>
@@ -107,6 +108,19 @@ TEST(SchedFuzzSeeds, EveryOnePassesAndTheFlushHazardFailsStrict) {
   EXPECT_EQ(strict.status, 1) << "the flush seed no longer reaches the hazard: run `bazel run "
                                  "//fuzz:sched_seed_search` and paste its bytes";
   EXPECT_EQ(strict.marker, "invariant no-lost-wakeup") << strict.detail;
+}
+
+// --strict (the engine's StressConfig::strict): a known kernel hazard the
+// run reaches is a note by default and a failure that says so under strict.
+TEST(SchedFuzzSeeds, StrictFailsOnAnUpstreamDivergenceTheDefaultNotes) {
+  const Program& p = SeedNamed("rarr-and-flush-interleaved");
+  const program::ControlledResult plain = RunSched(p, /*strict=*/false, /*quiet=*/true);
+  ASSERT_EQ(plain.status, 0) << SchedFailureReport(plain);
+  EXPECT_EQ(plain.stats.divergences.count("W5"), 1u);
+  const program::ControlledResult strict = RunSched(p, /*strict=*/true, /*quiet=*/true);
+  EXPECT_EQ(strict.status, 1);
+  EXPECT_EQ(strict.marker, "invariant W5");
+  EXPECT_EQ(strict.detail.rfind("upstream divergence (strict): [R-1]", 0), 0u) << strict.detail;
 }
 
 TEST(SchedFuzzSeeds, TheSegmentSeedRunsTheRcvArraySide) {
