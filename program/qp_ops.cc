@@ -320,52 +320,33 @@ void QpOp(Run* run, Participant* p, QpSlot* s) {
   }
 }
 
-// The QP ops' runners (ops.h): the state tests beyond the row's `fits` are
-// the ones only the run can make.
-bool RunSetup(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpSetup(p, s, /*retry=*/s->state == QpState::kWaitingFlow);  // setup on a waiting QP retries
-  return true;
-}
-bool RunRetry(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpSetup(p, s, /*retry=*/true);
-  return true;
-}
-bool RunRelease(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpRelease(p, s);
-  return true;
-}
-bool RunUse(Run* run, Participant* p, QpSlot* s, const ListedOp&) {
-  OpUse(p, run, s);
-  return true;
-}
-bool RunPoll(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpPoll(p, s);
-  return true;
-}
-bool RunGiveUp(Run* run, Participant* p, QpSlot* s, const ListedOp&) {
-  OpGiveUp(p, run, s);
-  return true;
-}
-bool RunRarrWait(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpRarrWait(p, s);
-  return true;
-}
-bool RunRarrGrant(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpRarrGrant(p, s);
-  return true;
-}
-bool RunRarrRelease(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpRarrRelease(p, s);
-  return true;
-}
-bool RunFlushRarr(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpFlushRarr(p, s);
-  return true;
-}
-bool RunResyncAck(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpResyncAck(p, s);
-  return true;
-}
+// The QP ops' runners (ops.h). Most only run their op: the row's `fits` is
+// all they test (one line each). The state tests beyond `fits` are the
+// ones only the run can make (segment, write_alloc below).
+#define FLOWCHECK_PLAIN_RUNNER(kind, ...)                                   \
+  bool Run##kind(Run* run, Participant* p, QpSlot* s, const ListedOp&) { \
+    (void)run;                                                             \
+    __VA_ARGS__;                                                           \
+    return true;                                                           \
+  }
+// A setup on a QP that waits for a flow is a retry.
+FLOWCHECK_PLAIN_RUNNER(Setup, OpSetup(p, s, /*retry=*/s->state == QpState::kWaitingFlow))
+FLOWCHECK_PLAIN_RUNNER(Retry, OpSetup(p, s, /*retry=*/true))
+FLOWCHECK_PLAIN_RUNNER(Release, OpRelease(p, s))
+FLOWCHECK_PLAIN_RUNNER(Use, OpUse(p, run, s))
+FLOWCHECK_PLAIN_RUNNER(Poll, OpPoll(p, s))
+FLOWCHECK_PLAIN_RUNNER(GiveUp, OpGiveUp(p, run, s))
+FLOWCHECK_PLAIN_RUNNER(RarrWait, OpRarrWait(p, s))
+FLOWCHECK_PLAIN_RUNNER(RarrGrant, OpRarrGrant(p, s))
+FLOWCHECK_PLAIN_RUNNER(RarrRelease, OpRarrRelease(p, s))
+FLOWCHECK_PLAIN_RUNNER(FlushRarr, OpFlushRarr(p, s))
+FLOWCHECK_PLAIN_RUNNER(ResyncAck, OpResyncAck(p, s))
+FLOWCHECK_PLAIN_RUNNER(SegmentDone, OpSegmentDone(p, s))
+FLOWCHECK_PLAIN_RUNNER(WriteData, OpWriteData(p, s))
+FLOWCHECK_PLAIN_RUNNER(WriteIdle, OpWriteIdle(p, s))
+FLOWCHECK_PLAIN_RUNNER(ReadComplete, OpReadComplete(p, s))
+#undef FLOWCHECK_PLAIN_RUNNER
+
 bool RunSegment(Run*, Participant* p, QpSlot* s, const ListedOp& op) {
   // Waiting for TIDs, the requester only retries the segment that waited
   // (the kernel never starts another meanwhile).
@@ -373,26 +354,10 @@ bool RunSegment(Run*, Participant* p, QpSlot* s, const ListedOp& op) {
   OpSegment(p, s, op.b);
   return true;
 }
-bool RunSegmentDone(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpSegmentDone(p, s);
-  return true;
-}
 bool RunWriteAlloc(Run*, Participant* p, QpSlot* s, const ListedOp& op) {
   // Waiting for TIDs, the responder only retries the segment that waited.
   if (s->state == QpState::kOwnedRarr && !WriteQueued(s)) return false;
   OpWriteAlloc(p, s, op.b);
-  return true;
-}
-bool RunWriteData(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpWriteData(p, s);
-  return true;
-}
-bool RunWriteIdle(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpWriteIdle(p, s);
-  return true;
-}
-bool RunReadComplete(Run*, Participant* p, QpSlot* s, const ListedOp&) {
-  OpReadComplete(p, s);
   return true;
 }
 
