@@ -210,7 +210,8 @@ std::string StateJson(const Run& run) ABSL_NO_THREAD_SAFETY_ANALYSIS {
 
 struct Totals {
   uint64_t executions = 0, ops = 0, checks = 0, work_items = 0;
-  uint64_t oracle_comparisons = 0, oracle_executions = 0, oracle_followed = 0;
+  uint64_t oracle_comparisons = 0, oracle_executions = 0, oracle_followed = 0,
+           oracle_resumed = 0;
   std::string oracle_first_stop;
   std::map<std::string, uint64_t> counters;
   std::map<std::string, std::string> divergences;
@@ -292,6 +293,7 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
         if (!failure.empty()) FailWith(Finding{kIdOracle, failure}, "the controller");
         totals->oracle_executions++;
         totals->oracle_comparisons += run->oracle->comparisons();
+        totals->oracle_resumed += run->oracle->resumed();
         if (run->oracle->stopped().empty()) {
           totals->oracle_followed++;
         } else if (totals->oracle_first_stop.empty()) {
@@ -363,6 +365,7 @@ ControlledResult Execute(const sched::Options& o, const StressConfig& c, const S
   result.oracle_comparisons = totals->oracle_comparisons;
   result.oracle_executions = totals->oracle_executions;
   result.oracle_followed = totals->oracle_followed;
+  result.oracle_resumed = totals->oracle_resumed;
   result.oracle_first_stop = totals->oracle_first_stop;
   if (r.usage_error) {
     result.status = 2;

@@ -67,9 +67,11 @@ struct ControlledResult {
   // takes them again.
   std::vector<uint8_t> bytes;
   // The oracle (oracle_follow.h, one context only): its comparisons, the
-  // executions it followed and those it followed to the end, and why it
-  // stopped in the first one it did not.
-  uint64_t oracle_comparisons = 0, oracle_executions = 0, oracle_followed = 0;
+  // executions it followed and those it followed throughout, how often it
+  // took up the model's state again after a stop, and why it stopped in the
+  // first execution it did not follow throughout.
+  uint64_t oracle_comparisons = 0, oracle_executions = 0, oracle_followed = 0,
+           oracle_resumed = 0;
   std::string oracle_first_stop;
 };
 

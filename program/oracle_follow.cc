@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "common/sanitizers.h"
 #include "core/oracle/compare.h"
+#include "core/oracle/snapshot.h"
 #include "lockcheck/lockdep.h"
 #include "lockcheck/logical_thread.h"
 
@@ -93,7 +94,7 @@ std::string OracleFollower::EndWork(int t, bool ran) {
   if (!ran) return "";
   const bool alone = me.seq_at_start == seq_ && !me.others_busy_at_start;
   ++seq_;
-  if (!stopped_.empty()) return "";
+  if (!following_) return "";
   if (!alone) {
     Stop("a work item ran while other ops ran: the order of their effects is not known");
     return "";
@@ -120,6 +121,22 @@ bool OracleFollower::OthersDangerous(int me, std::string* why) const {
 
 void OracleFollower::Stop(const std::string& why) {
   if (stopped_.empty()) stopped_ = why;
+  following_ = false;
+}
+
+bool OracleFollower::Resume(int t) {
+  for (size_t o = 0; o < th_.size(); ++o) {
+    if (static_cast<int>(o) != t && th_[o].busy) return false;
+  }
+  oracle::StateSnapshot model, adopted;
+  if (!oracle::SnapshotModel(*ctx_.rcd, ctx_.qps, wq_, &model) ||
+      !oracle::AdoptSnapshot(model, &oracle_) || !oracle::SnapshotOracle(oracle_, &adopted) ||
+      !oracle::SameState(model, adopted)) {
+    return false;  // stays stopped: the oracle cannot hold this state
+  }
+  following_ = true;
+  ++resumed_;
+  return true;
 }
 
 std::string OracleFollower::Compare(absl::FunctionRef<std::string()> where) {
@@ -195,7 +212,16 @@ std::string OracleFollower::Observe(int t, const hfi1_ctxtdata& rcd, const Calle
   Thread& me = th_[t];
   if (!me.busy) return "";  // not an op the follower was told of
   if (static_cast<int>(e.op) == me.call) me.observed = true;
-  if (!stopped_.empty()) return "";
+  if (!following_) {
+    // Take up the model's state where no effect is in flight: this op's
+    // last section (its effects done, no wakeup to come), nobody else in an
+    // op. From here on the oracle checks what follows.
+    if (me.observed && !(me.order & kAfter)) {
+      lockdep_assert_held(&ctx_.rcd->exp_lock);  // rcd's, for the analysis
+      Resume(t);
+    }
+    return "";
+  }
   std::string why;
   if (OthersDangerous(t, &why)) {
     Stop(why);
@@ -221,7 +247,7 @@ std::string OracleFollower::Observe(int t, const hfi1_ctxtdata& rcd, const Calle
 }
 
 std::string OracleFollower::AtEnd() {
-  if (!stopped_.empty()) return "";
+  if (!following_) return "";
   unsigned long flags;
   spin_lock_irqsave(&ctx_.rcd->exp_lock, flags);
   std::string failure;

@@ -22,10 +22,12 @@
 //   a work item (a worker's): no observed section; dangerous throughout,
 //               applied to the oracle at its end only if no other op began
 //               or ended meanwhile.
-// The first time the rule fails the oracle stops for the execution (the
-// invariants go on), and so does it at a call the oracle does not model
-// (the RcvArray side: a segment set up or freed) unless the call changed
-// nothing. comparisons() and stopped() say how far it went.
+// Where the rule fails the oracle stops (the invariants go on), and so does
+// it at a call the oracle does not model (the RcvArray side: a segment set
+// up or freed) unless the call changed nothing. It takes up the model's
+// state again at the next op's last section where no other op is in
+// flight (Resume), and checks what follows from there. comparisons(),
+// stopped() and resumed() say how far it went.
 //
 // Every method is called by the logical thread named, one at a time under
 // the scheduler; the follower's own fields need no lock, and TSan is told
@@ -81,8 +83,10 @@ class OracleFollower {
   std::string AtEnd();
 
   uint64_t comparisons() const { return comparisons_; }
-  // Why the oracle stopped following ("" if it never did).
+  // Why the oracle first stopped following ("" if it never did).
   const std::string& stopped() const { return stopped_; }
+  // How many times it took up the model's state again after a stop.
+  uint64_t resumed() const { return resumed_; }
 
  private:
   struct Thread {
@@ -102,6 +106,10 @@ class OracleFollower {
   static std::string What(const Thread& th);
   bool OthersDangerous(int me, std::string* why) const;
   void Stop(const std::string& why);
+  // Thread t is at its op's last observed section, its effects all done:
+  // if no other thread is inside an op, the oracle takes the model's state
+  // (snapshot.h's AdoptSnapshot, checked equal) and follows again.
+  bool Resume(int t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_.rcd->exp_lock);
   // `where` is formatted only if the states differ.
   std::string Compare(absl::FunctionRef<std::string()> where)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_.rcd->exp_lock);
@@ -116,6 +124,8 @@ class OracleFollower {
   uint64_t seq_ = 0;  // bumped at every op's or work item's begin and end
   uint64_t comparisons_ = 0;
   std::string stopped_;
+  bool following_ = true;
+  uint64_t resumed_ = 0;
 };
 
 }  // namespace program

@@ -165,11 +165,12 @@ int ControlledMain(flowcheck::program::StressConfig config, const std::string& r
                 static_cast<unsigned long long>(s.quiescent_points),
                 static_cast<unsigned long long>(s.work_items));
     if (r.oracle_executions > 0) {
-      std::printf("[stress] oracle: %llu comparisons; followed %llu of %llu execution(s) to the "
-                  "end%s%s\n",
+      std::printf("[stress] oracle: %llu comparisons; followed %llu of %llu execution(s) "
+                  "throughout, took up the model's state again %llu time(s)%s%s\n",
                   static_cast<unsigned long long>(r.oracle_comparisons),
                   static_cast<unsigned long long>(r.oracle_followed),
                   static_cast<unsigned long long>(r.oracle_executions),
+                  static_cast<unsigned long long>(r.oracle_resumed),
                   r.oracle_first_stop.empty() ? "" : "; the first it left: ",
                   r.oracle_first_stop.c_str());
     }

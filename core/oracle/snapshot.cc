@@ -137,5 +137,62 @@ bool SnapshotOracle(const FlowOracle& o, StateSnapshot* s) {
   return true;
 }
 
+bool AdoptSnapshot(const StateSnapshot& s, FlowOracle* o) {
+  const int n = static_cast<int>(s.num_qps);
+  if (n != o->num_qps() || n > kSnapshotMaxQps || s.num_work > kSnapshotMaxWork ||
+      (s.flow_mask >> kNumFlows) != 0) {
+    return false;
+  }
+  FlowOracle::Adopted a;
+  for (int i = 0; i < n; ++i) {
+    const StateSnapshot::Qp& q = s.qp[i];
+    QpState st;
+    st.flow = static_cast<int>(q.flow);
+    st.last = static_cast<int>(q.last);
+    st.generation = q.generation;
+    st.psn = q.psn;
+    st.waiting = q.waiting != 0;
+    st.on = static_cast<Queue>(q.on);
+    st.tid_enqueue = q.tid_enqueue;
+    st.refs = static_cast<int>(q.refs);
+    st.trigger_pending = q.trigger_pending != 0;
+    st.send_pending = q.send_pending != 0;
+    st.resync = q.resync != 0;
+    st.wants_flow = q.wants_flow != 0;
+    st.send_engine_runs = q.send_engine_runs;
+    st.flows_granted = q.flows_granted;
+    a.qps.push_back(st);
+  }
+  for (int f = 0; f < kNumFlows; ++f) {
+    a.generation[f] = s.generation[f];
+    a.reg[f] = s.reg[f];
+    a.owner[f] = FlowOracle::kFree;
+    if ((s.flow_mask >> f) & 1) {
+      a.owner[f] = FlowOracle::kHarness;  // reserved, and no QP holds it
+      for (int i = 0; i < n; ++i) {
+        if (a.qps[i].flow == f) a.owner[f] = i;
+      }
+    }
+  }
+  QueueState* queues[2] = {&a.flow_queue, &a.rarr_queue};
+  for (int k = 0; k < 2; ++k) {
+    const StateSnapshot::Queue& q = s.queue[k];
+    if (q.length > static_cast<uint32_t>(kSnapshotMaxQps + 1)) return false;
+    queues[k]->enqueue = q.enqueue;
+    queues[k]->dequeue = q.dequeue;
+    for (uint32_t m = 0; m < q.length; ++m) {
+      if (q.members[m] < 0 || q.members[m] >= n) return false;
+      queues[k]->members.push_back(q.members[m]);
+    }
+  }
+  for (uint32_t w = 0; w < s.num_work; ++w) {
+    if (s.work[w].qp < 0 || s.work[w].qp >= n) return false;
+    a.work.push_back({s.work[w].qp, static_cast<WorkKind>(s.work[w].kind)});
+  }
+  a.n_tidwait = s.n_tidwait;
+  o->Adopt(std::move(a));
+  return true;
+}
+
 }  // namespace oracle
 }  // namespace flowcheck

@@ -122,6 +122,15 @@ bool SnapshotModel(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
 // The oracle's side. Returns false if it does not fit.
 bool SnapshotOracle(const FlowOracle& o, StateSnapshot* out);
 
+// Sets `o` (of s.num_qps QPs) to the state a model snapshot describes, so
+// that a follower that lost the order of effects (program/oracle_follow.h)
+// can take up the model's state at a moment when no effect is in flight and
+// go on comparing from there. Returns false, leaving `o` unspecified, if the
+// snapshot holds what the oracle cannot (another QP count, a list member or
+// work item of no listed QP, a reserved flow bit above 31). The caller
+// checks the result with SnapshotOracle + SameState.
+bool AdoptSnapshot(const StateSnapshot& s, FlowOracle* o);
+
 }  // namespace oracle
 }  // namespace flowcheck
 

@@ -192,6 +192,32 @@ TEST(Snapshot, EqualOnEveryStateOfRandomRuns) {
   }
 }
 
+// AdoptSnapshot: an oracle in another state that takes a model's snapshot
+// agrees with the model (CompareWithModel finds nothing) on every state of
+// random runs.
+TEST(Snapshot, AnOracleThatAdoptsTheModelsStateAgreesAndFollows) {
+  for (int seed = 1; seed <= 10; ++seed) {
+    Lockstep ls(1 + seed % 8, seed);
+    std::mt19937_64 rng(seed);
+    const std::vector<rvt_qp*> qps = Qps(ls);
+    for (int step = 0; step < 200; ++step) {
+      ls.Step(RandomOp(rng, ls));
+      static StateSnapshot m;
+      flowcheck::oracle::FlowOracle adopted = ls.oracle();
+      adopted.Reset({});  // another state, so that the adoption has to set all of it
+      unsigned long flags;
+      spin_lock_irqsave(&ls.rcd()->exp_lock, flags);
+      const bool took = SnapshotModel(*ls.rcd(), qps, ls.wq(), &m) &&
+                        flowcheck::oracle::AdoptSnapshot(m, &adopted);
+      const std::vector<std::string> diffs = CompareWithModel(adopted, *ls.rcd(), qps, ls.wq());
+      spin_unlock_irqrestore(&ls.rcd()->exp_lock, flags);
+      ASSERT_TRUE(took) << "seed " << seed << " step " << step;
+      ASSERT_TRUE(diffs.empty()) << "seed " << seed << " step " << step << ": "
+                                 << ::testing::PrintToString(diffs);
+    }
+  }
+}
+
 TEST(Snapshot, IgnoresUnusedSlotsOnly) {
   // The fills clear nothing: what an earlier, bigger fill left in the slots
   // past num_qps / length / num_work must not count, and a used slot must.
