@@ -235,18 +235,6 @@ void FlowOracle::ReleaseFlow(int idx) {
   if (idx >= 0 && idx < kNumFlows) owner_[idx] = kFree;
 }
 
-void FlowOracle::Adopt(Adopted state) {
-  for (size_t i = 0; i < state.qps.size() && i < qps_.size(); ++i) state.qps[i].qpn = qps_[i].qpn;
-  qps_ = std::move(state.qps);
-  owner_ = state.owner;
-  generation_ = state.generation;
-  reg_ = state.reg;
-  flow_queue_ = std::move(state.flow_queue);
-  rarr_queue_ = std::move(state.rarr_queue);
-  work_ = std::move(state.work);
-  n_tidwait_ = state.n_tidwait;
-}
-
 bool FlowOracle::RunOneWork() {
   if (work_.empty()) return false;
   const WorkItem item = work_.front();

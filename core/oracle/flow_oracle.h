@@ -76,8 +76,13 @@ struct WorkItem {
   WorkKind kind;
 };
 
+struct StateSnapshot;
+
 class FlowOracle {
  public:
+  // Sets the whole state from a model snapshot (snapshot.h).
+  friend bool AdoptSnapshot(const StateSnapshot& s, FlowOracle* o);
+
   static constexpr int kFree = -1;     // owner(): nobody
   static constexpr int kHarness = -2;  // owner(): ReserveFlow, no QP
 
@@ -124,18 +129,6 @@ class FlowOracle {
   // named here too for callers that drive the oracle (fuzz/executor.cc).
   static uint32_t NextGeneration(uint32_t gen) { return reference::NextGeneration(gen); }
 
-  // The model's state taken whole (snapshot.h's AdoptSnapshot is the only
-  // caller): what a FlowOracle holds, set field by field.
-  struct Adopted {
-    std::vector<QpState> qps;
-    std::array<int, kNumFlows> owner;
-    std::array<uint32_t, kNumFlows> generation;
-    std::array<uint64_t, kNumFlows> reg;
-    QueueState flow_queue, rarr_queue;
-    std::deque<WorkItem> work;
-    uint64_t n_tidwait = 0;
-  };
-  void Adopt(Adopted state);
 
  private:
   QueueState& QueueOf(Queue q) { return q == Queue::kFlow ? flow_queue_ : rarr_queue_; }

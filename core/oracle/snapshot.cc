@@ -143,10 +143,16 @@ bool AdoptSnapshot(const StateSnapshot& s, FlowOracle* o) {
       (s.flow_mask >> kNumFlows) != 0) {
     return false;
   }
-  FlowOracle::Adopted a;
+  // Built aside, then swapped in: a snapshot the oracle cannot hold leaves
+  // `o` as it was.
+  std::vector<QpState> qps;
+  std::array<int, kNumFlows> owner;
+  QueueState queue[2];
+  std::deque<WorkItem> work;
   for (int i = 0; i < n; ++i) {
     const StateSnapshot::Qp& q = s.qp[i];
     QpState st;
+    st.qpn = o->qps_[i].qpn;
     st.flow = static_cast<int>(q.flow);
     st.last = static_cast<int>(q.last);
     st.generation = q.generation;
@@ -161,36 +167,41 @@ bool AdoptSnapshot(const StateSnapshot& s, FlowOracle* o) {
     st.wants_flow = q.wants_flow != 0;
     st.send_engine_runs = q.send_engine_runs;
     st.flows_granted = q.flows_granted;
-    a.qps.push_back(st);
+    qps.push_back(st);
   }
   for (int f = 0; f < kNumFlows; ++f) {
-    a.generation[f] = s.generation[f];
-    a.reg[f] = s.reg[f];
-    a.owner[f] = FlowOracle::kFree;
+    owner[f] = FlowOracle::kFree;
     if ((s.flow_mask >> f) & 1) {
-      a.owner[f] = FlowOracle::kHarness;  // reserved, and no QP holds it
+      owner[f] = FlowOracle::kHarness;  // reserved, and no QP holds it
       for (int i = 0; i < n; ++i) {
-        if (a.qps[i].flow == f) a.owner[f] = i;
+        if (qps[i].flow == f) owner[f] = i;
       }
     }
   }
-  QueueState* queues[2] = {&a.flow_queue, &a.rarr_queue};
   for (int k = 0; k < 2; ++k) {
     const StateSnapshot::Queue& q = s.queue[k];
     if (q.length > static_cast<uint32_t>(kSnapshotMaxQps + 1)) return false;
-    queues[k]->enqueue = q.enqueue;
-    queues[k]->dequeue = q.dequeue;
+    queue[k].enqueue = q.enqueue;
+    queue[k].dequeue = q.dequeue;
     for (uint32_t m = 0; m < q.length; ++m) {
       if (q.members[m] < 0 || q.members[m] >= n) return false;
-      queues[k]->members.push_back(q.members[m]);
+      queue[k].members.push_back(q.members[m]);
     }
   }
   for (uint32_t w = 0; w < s.num_work; ++w) {
     if (s.work[w].qp < 0 || s.work[w].qp >= n) return false;
-    a.work.push_back({s.work[w].qp, static_cast<WorkKind>(s.work[w].kind)});
+    work.push_back({s.work[w].qp, static_cast<WorkKind>(s.work[w].kind)});
   }
-  a.n_tidwait = s.n_tidwait;
-  o->Adopt(std::move(a));
+  o->qps_ = std::move(qps);
+  o->owner_ = owner;
+  for (int f = 0; f < kNumFlows; ++f) {
+    o->generation_[f] = s.generation[f];
+    o->reg_[f] = s.reg[f];
+  }
+  o->flow_queue_ = std::move(queue[0]);
+  o->rarr_queue_ = std::move(queue[1]);
+  o->work_ = std::move(work);
+  o->n_tidwait_ = s.n_tidwait;
   return true;
 }
 

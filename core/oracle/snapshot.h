@@ -125,7 +125,7 @@ bool SnapshotOracle(const FlowOracle& o, StateSnapshot* out);
 // Sets `o` (of s.num_qps QPs) to the state a model snapshot describes, so
 // that a follower that lost the order of effects (program/oracle_follow.h)
 // can take up the model's state at a moment when no effect is in flight and
-// go on comparing from there. Returns false, leaving `o` unspecified, if the
+// go on comparing from there. Returns false, leaving `o` as it was, if the
 // snapshot holds what the oracle cannot (another QP count, a list member or
 // work item of no listed QP, a reserved flow bit above 31). The caller
 // checks the result with SnapshotOracle + SameState.
