@@ -19,8 +19,16 @@ namespace {
 
 // Bounds the search on a huge input (each candidate is one execution).
 constexpr int kMaxCandidateRuns = 4000;
-// Executions of one bounded search (Minimizer::Try).
-constexpr uint64_t kSearchExecutions = 200;
+// Executions of one bounded dfs. After an op is deleted (Try): most such
+// candidates lose the failure and run the whole budget, so it sets
+// --minimize's time; 50 found the same results as 200 on the flush hazard's
+// schedules (pct seed 89: ops 20 -> 15, 3 570 executions instead of 10 470;
+// seed 1: 20 -> 10, 2 755 instead of 7 255) and on docs/sched.md's example
+// (15 -> 2). The search for fewer preemptions (SearchFewerPreemptions) runs
+// a few times per minimization and needs the larger budget to find them
+// (minimize_test's 4-thread bitmap_alloc: 12 -> 1 with 200, 2 with 50).
+constexpr uint64_t kOpSearchExecutions = 50;
+constexpr uint64_t kPreemptionSearchExecutions = 200;
 // A hexadecimal number this long is an address (heap and stack addresses
 // print with 12 digits); shorter ones (a flow_mask 0x3) are values.
 constexpr size_t kAddressDigits = 8;
@@ -65,7 +73,7 @@ class Minimizer {
   // with the marker.
   //
   // search >= 0: if the guided run does not show the marker, a bounded dfs
-  // (at most `search` preemptions, kSearchExecutions executions) looks for
+  // (at most `search` preemptions, kOpSearchExecutions executions) looks for
   // an execution that does: a deleted op shifts every later decision, which
   // a guide by step number cannot follow.
   bool Try(const ScenarioParams& params, const std::vector<ScheduledDecision>& guide, Kept* kept,
@@ -73,13 +81,14 @@ class Minimizer {
     std::string error;
     std::function<void()> setup = spec_.make(params, &error);
     if (!setup) return false;  // e.g. the scenario needs a non-empty list
-    if (RunOnce(params, setup, StrategyKind::kGuided, guide, 0, kept)) return true;
-    return search >= 0 && RunOnce(params, setup, StrategyKind::kDfs, {}, search, kept);
+    if (RunOnce(params, setup, StrategyKind::kGuided, guide, 0, 1, kept)) return true;
+    return search >= 0 &&
+           RunOnce(params, setup, StrategyKind::kDfs, {}, search, kOpSearchExecutions, kept);
   }
 
   bool RunOnce(const ScenarioParams& params, const std::function<void()>& setup,
                StrategyKind strategy, const std::vector<ScheduledDecision>& guide,
-               int max_preemptions, Kept* kept) {
+               int max_preemptions, uint64_t max_executions, Kept* kept) {
     if (runs_ >= kMaxCandidateRuns) return false;
     ++runs_;
     Options o;
@@ -88,7 +97,7 @@ class Minimizer {
     o.strategy = strategy;
     o.replay.decisions = guide;
     o.max_preemptions = max_preemptions;
-    o.max_executions = o.strategy == StrategyKind::kDfs ? kSearchExecutions : 1;
+    o.max_executions = max_executions;
     o.max_steps = input_.max_steps;
     Parse(input_.lockcheck_reports, &o.lockcheck_reports);  // checked on load
     if (!input_.backend.empty()) Parse(input_.backend, &o.backend);
@@ -184,7 +193,10 @@ class Minimizer {
     std::function<void()> setup = spec_.make(best_.params, &error);
     for (int p = 0; setup && p < CountPreemptions(best_.decisions); ++p) {
       Kept c;
-      if (RunOnce(best_.params, setup, StrategyKind::kDfs, {}, p, &c) && Offer(c)) return true;
+      if (RunOnce(best_.params, setup, StrategyKind::kDfs, {}, p, kPreemptionSearchExecutions, &c) &&
+          Offer(c)) {
+        return true;
+      }
     }
     return false;
   }
