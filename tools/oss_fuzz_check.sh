@@ -19,7 +19,8 @@
 #      (cc_binary tagged "fuzzer", minus "no_campaign", minus those build.sh
 #      reported incompatible with the build) the binary T, T_seed_corpus.zip,
 #      T.dict, T.options (with a [libfuzzer] section);
-#   3. each binary runs --seconds (10) on its unpacked seed zip, with
+#   3. each binary runs --seconds (10) on its unpacked seed zip (as many
+#      binaries at once as there are CPUs), with
 #      -dict=T.dict and every key = value of T.options' [libfuzzer] section
 #      as -key=value, as ClusterFuzz runs it; UBSAN_OPTIONS as OSS-Fuzz sets it.
 #      A coverage build is not fuzzed, as in ClusterFuzz: it replays the seeds
@@ -40,7 +41,7 @@ for a in "$@"; do
     --seconds=*) seconds="${a#*=}" ;;
     --verify=*) verify_out="${a#*=}" ;;
     --targets=*) verify_targets="${a#*=}" ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "oss_fuzz_check: unknown option: $a (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -78,38 +79,53 @@ verify() {
       && { fail missing "$label: \$OUT/$t.options has no [libfuzzer] section"; missing=1; }
   done
   ((missing == 0)) || { summary+=("$label: files missing, nothing run"); return; }
+  # The runs, as many at once as there are CPUs (each is one process that
+  # fuzzes or replays alone); then each is judged in order.
+  local jobs running=0 runnable=()
+  jobs=$(nproc 2>/dev/null || echo 1)
   for t in "$@"; do
-    local corpus="$tmp/corpus/$t" log="$tmp/$t.log" args=()
+    local corpus="$tmp/corpus/$t" args=()
     mkdir -p "$corpus" "$tmp/artifacts"
     if ! unzip -q -o "$out/${t}_seed_corpus.zip" -d "$corpus"; then
       fail missing "$label: \$OUT/${t}_seed_corpus.zip does not unpack"; continue
     fi
-    local n
-    n=$(find "$corpus" -type f | wc -l)
-    ((n > 0)) || { fail missing "$label: \$OUT/${t}_seed_corpus.zip is empty"; continue; }
+    # Counted before the run: fuzzing adds its finds to the directory.
+    find "$corpus" -type f | wc -l > "$tmp/$t.seeds"
+    [ "$(cat "$tmp/$t.seeds")" -gt 0 ] \
+      || { fail missing "$label: \$OUT/${t}_seed_corpus.zip is empty"; continue; }
+    runnable+=("$t")
     mapfile -t args < <(options_args "$out/$t.options")
-    local rc=0 how=(-max_total_time="$seconds")
+    local how=(-max_total_time="$seconds")
     # A coverage build is not fuzzed (it has no coverage feedback for
     # libFuzzer): ClusterFuzz only replays corpora through it, -runs=0.
     [ "$label" = coverage ] && how=(-runs=0)
     mkdir -p "$tmp/profiles/$t"
-    (cd "$tmp" && UBSAN_OPTIONS="${UBSAN_OPTIONS:-silence_unsigned_overflow=1}" \
+    echo "${how[*]}" > "$tmp/$t.how"
+    echo "${args[*]}" > "$tmp/$t.args"
+    ((running < jobs)) || { wait -n || true; running=$((running - 1)); }
+    (cd "$tmp" && rc=0 && UBSAN_OPTIONS="${UBSAN_OPTIONS:-silence_unsigned_overflow=1}" \
       LLVM_PROFILE_FILE="$tmp/profiles/$t/%p.profraw" \
       timeout -k 5 $((seconds + 60)) "$out/$t" "${how[@]}" \
         -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
-        -artifact_prefix="$tmp/artifacts/$t-" -dict="$out/$t.dict" "${args[@]}" "$corpus") \
-      > "$log" 2>&1 || rc=$?
-    local execs
+        -artifact_prefix="$tmp/artifacts/$t-" -dict="$out/$t.dict" "${args[@]}" "$corpus" \
+        > "$tmp/$t.log" 2>&1 || rc=$?; echo "$rc" > "$tmp/$t.rc") &
+    running=$((running + 1))
+  done
+  wait
+  for t in "${runnable[@]}"; do
+    local log="$tmp/$t.log" rc how args n execs
+    rc=$(cat "$tmp/$t.rc") how=$(cat "$tmp/$t.how") args=$(cat "$tmp/$t.args")
+    n=$(cat "$tmp/$t.seeds")
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     if ((rc != 0)); then
-      fail crash "$label: $t exited $rc on its seed corpus ($n files, ${how[*]} ${args[*]}); log $log:"
+      fail crash "$label: $t exited $rc on its seed corpus ($n files, $how $args); log $log:"
       tail -n 30 "$log" | sed 's/^/    /'
       summary+=("$label: $t CRASH (exit $rc)")
     elif [ "$label" = coverage ] && [ -z "$(find "$tmp/profiles/$t" -name '*.profraw' -size +0)" ]; then
       fail crash "$label: $t replayed its seeds but wrote no coverage profile (not built with -fprofile-instr-generate?)"
       summary+=("$label: $t NO PROFILE")
     else
-      summary+=("$label: $t ok, $n seeds, ${execs:-?} execs (${how[*]}), ${args[*]}")
+      summary+=("$label: $t ok, $n seeds, ${execs:-?} execs ($how), $args")
     fi
   done
 }
