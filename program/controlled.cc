@@ -319,7 +319,7 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
 // Registered so that sched's tools find the scenario and its params.
 const bool kRegistered = sched::RegisterScenario(sched::ScenarioSpec{
     kScenario,
-    "the stress driver's execution (program/controlled.h); ops.<thread>=op,op,... per thread",
+    "the engine's execution (program/controlled.h); ops.<thread>=op,op,... per thread",
     [] {
       StressConfig d;
       d.seed = 1;

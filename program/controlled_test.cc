@@ -1,4 +1,4 @@
-// program/controlled_test.cc: the stress driver under the controlled
+// program/controlled_test.cc: the engine under the controlled
 // scheduler (program/controlled.h). Every run here is deterministic: the
 // scheduler decides every interleaving from (flags, seed, schedule).
 #include "program/controlled.h"
@@ -56,7 +56,7 @@ TEST(Controlled, PctFindsTheKernelsFlushHazardAndTheFileReplaysIt) {
   }
 }
 
-// The driver's own wakeup hand-off after a flush (the default) closes the
+// The engine's own wakeup hand-off after a flush (the default) closes the
 // hazard: the same seed finds nothing in 1000 executions (without the
 // hand-off it fails in its 806th), the oracle agreeing wherever it follows.
 TEST(Controlled, WithTheFlushHandoffTheSameBudgetPasses) {

@@ -1,4 +1,4 @@
-// program/counters.h: internal to the driver. What a stress run counts per
+// program/counters.h: internal to the engine. What a stress run counts per
 // thread: ops, check rounds, and each op's outcome. StressResult::counters
 // carries the totals by name (kCounterNames), e.g. "setup_eagain".
 #ifndef FLOWCHECK_PROGRAM_COUNTERS_H_

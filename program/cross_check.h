@@ -1,4 +1,4 @@
-// program/cross_check.h: internal to the driver. At a quiescent point, what
+// program/cross_check.h: internal to the engine. At a quiescent point, what
 // each thread believes about its QPs and its bare flows, against the model.
 #ifndef FLOWCHECK_PROGRAM_CROSS_CHECK_H_
 #define FLOWCHECK_PROGRAM_CROSS_CHECK_H_

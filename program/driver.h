@@ -1,4 +1,5 @@
-// program/driver.h: the stress run as a library.
+// program/driver.h: the free-running stress run (RunStress); the controlled
+// runs are in controlled.h.
 //
 //   StressConfig config;             // program/config.h
 //   config.seed = 42;

@@ -1,6 +1,6 @@
 // program/failure.h: how a stress run fails.
 //
-// Every failure the driver detects ends the process the same way:
+// Every failure the engine detects ends the process the same way:
 //
 //   flowcheck: FAIL [invariant F1] flow 3 is owned 2 times: qp 1, qp 2 ...
 //   flowcheck: seed 1234 (it fixes each thread's op list, not the interleaving: ...)

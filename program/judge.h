@@ -1,6 +1,6 @@
-// program/judge.h: internal to the driver. How a finding becomes a failure.
+// program/judge.h: internal to the engine. How a finding becomes a failure.
 //
-// The checks (checks.h) return findings; the driver judges them: an
+// The checks (checks.h) return findings; the engine judges them: an
 // upstream divergence (the kernel's own known hazard) is recorded, first
 // example per id, and the run goes on; anything else fails the run at once
 // with the "invariant <ID>" marker (failure.h), naming the thread that found

@@ -1,4 +1,4 @@
-// program/leader.h: internal to the driver. What the last thread to arrive
+// program/leader.h: internal to the engine. What the last thread to arrive
 // at a barrier does while the others stay parked (program/barrier.h): the
 // checks that need the model at rest.
 #ifndef FLOWCHECK_PROGRAM_LEADER_H_

@@ -1,4 +1,4 @@
-// program/op_check.h: internal to the driver. The per-op checks, run by the
+// program/op_check.h: internal to the engine. The per-op checks, run by the
 // caller itself while it still holds the locks (core/callers.h's observer).
 //
 //   OpCheck check(p, ctx, "release");

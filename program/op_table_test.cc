@@ -1,5 +1,5 @@
 // Adding an op is one row of the op table (program/op_table.h) plus its runner:
-// this test's build of the driver (//program:program_with_test_op) has one more
+// this test's build of the engine (//program:program_with_test_op) has one more
 // row, test_nudge (program/testdata/test_op_rows.h), and that row's runner, and
 // nothing else; the op is then parsed and printed, explored by dfs where it
 // fits, skipped where it does not, and run through its caller.

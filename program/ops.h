@@ -1,4 +1,4 @@
-// program/ops.h: internal to the driver. The operations a stress thread
+// program/ops.h: internal to the engine. The operations a stress thread
 // performs, each through core/callers.h with an OpCheck (op_check.h) that
 // checks it under the caller's locks, and each counted.
 //
@@ -22,7 +22,7 @@ namespace program {
 void QpOp(Run* run, Participant* p, QpSlot* s);
 
 // The final drain's ops on p's own QPs, the same for the free-running
-// driver (thread_loop.cc, each thread its own) and a controlled execution's
+// run (thread_loop.cc, each thread its own) and a controlled execution's
 // end (controlled.cc, the controller for every participant):
 // DrainRelease first releases p's bare flows and grants each rarr wait
 // (behind another waiter the grant is refused and the QP stays queued);

@@ -1,4 +1,4 @@
-// program/oracle_follow.h: internal to the driver. In a controlled execution
+// program/oracle_follow.h: internal to the engine. In a controlled execution
 // (--sched, one context) the reference model (core/oracle/flow_oracle.h)
 // follows the model: each observed call (core/callers.h's observer, under
 // exp_lock) is applied to the oracle and its result and the whole flow-layer

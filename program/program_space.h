@@ -1,4 +1,4 @@
-// program/program_space.h: internal to the driver. The programs dfs explores
+// program/program_space.h: internal to the engine. The programs dfs explores
 // with --sched_program_ops=K (K > 0): every combination of one op list per
 // participant (each op thread, then rcv-irq), each list at most K ops long,
 // smallest total first (all programs of 0 ops, then of 1, ...).

@@ -1,4 +1,4 @@
-// program/result_json.h: the one writer of the stress driver's JSON documents
+// program/result_json.h: the one writer of the engine's JSON documents
 // (--json_out), for every way a run ends.
 //
 // The contract tools/campaign.py relies on: one JSON object with

@@ -1,4 +1,4 @@
-// program/rng.h: the stress driver's seeded generator (splitmix64).
+// program/rng.h: the engine's seeded generator (splitmix64).
 //
 // Every source of randomness in a stress run derives from the run's --seed:
 // op thread i draws its op sequence from Rng(StreamSeed(seed, i)), the yield

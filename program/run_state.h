@@ -1,4 +1,4 @@
-// program/run_state.h: internal to the driver. The state one stress run
+// program/run_state.h: internal to the engine. The state one stress run
 // shares between its threads, and what each thread keeps of its own.
 //
 // Ownership: a Participant's fields are written by its own thread only,

@@ -1,4 +1,4 @@
-// program/scenario_testing.h: testonly. Runs the stress driver's registered
+// program/scenario_testing.h: testonly. Runs the engine's registered
 // scenario ("stress", program/controlled.cc) under dfs from explicit params,
 // as a schedule file would give them, for tests that count or compare its
 // schedules.

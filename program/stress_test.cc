@@ -1,4 +1,4 @@
-// program/stress_test.cc: the stress driver end to end, sized for `bazel test`
+// program/stress_test.cc: the engine's free-running stress end to end, sized for `bazel test`
 // (a few seconds each under TSan). Every run prints its seed and rerun
 // command; a failure aborts with "flowcheck: FAIL [...]" and that command.
 //

@@ -1,4 +1,4 @@
-// program/thread_loop.h: internal to the driver. The main function of each
+// program/thread_loop.h: internal to the engine. The main function of each
 // kind of stress thread; each returns after the final drain and checks.
 #ifndef FLOWCHECK_PROGRAM_THREAD_LOOP_H_
 #define FLOWCHECK_PROGRAM_THREAD_LOOP_H_

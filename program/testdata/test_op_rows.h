@@ -1,7 +1,7 @@
 // program/testdata/test_op_rows.h: the row //program:op_table_test adds to the
-// op table (program/op_list.h) in a test build of the driver
+// op table (program/op_list.h) in a test build of the engine
 // (//program:program_with_test_op, which defines FLOWCHECK_TEST_OP_ROWS):
-// an op no other file of the driver names. Its runner, RunTestNudge, is
+// an op no other file of the engine names. Its runner, RunTestNudge, is
 // program/testdata/test_op_runner.cc; nothing else was written for it.
 #ifndef FLOWCHECK_PROGRAM_TESTDATA_TEST_OP_ROWS_H_
 #define FLOWCHECK_PROGRAM_TESTDATA_TEST_OP_ROWS_H_
