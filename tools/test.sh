@@ -39,11 +39,28 @@ breakdown() {
   echo "  $(( $(date +%s) - start )) s in all"
 }
 step "tools/bootstrap.sh (packages, sources)" tools/bootstrap.sh
-step "tools/lint.sh" tools/lint.sh
-step "the tools' own tests (self-test patches, runner, corpus, campaign, OSS-Fuzz checks, coverage, docs links)" \
-  tools/tools_tests.sh
+
+# Lint and the tools' own tests run beside the TSan step: they build nothing
+# and mostly wait on their stand-in processes, while the TSan compile keeps
+# both cores busy. Their output is shown, and judged, once both are done.
+side_log="$(mktemp)"
+side_start=$(date +%s)
+# Its own process group (setsid), so that a failed or interrupted run stops
+# it and every process it started.
+setsid bash -c 'tools/lint.sh && tools/tools_tests.sh' >"$side_log" 2>&1 &
+side_pid=$!
+trap 'kill -- -"$side_pid" 2>/dev/null || true; rm -f "$side_log"' EXIT
+side_wait() {
+  local rc=0
+  wait "$side_pid" || rc=$?
+  cat "$side_log"
+  echo "(ran beside the TSan step: $(( $(date +%s) - side_start )) s from their start to the wait's end)"
+  return "$rc"
+}
 
 step "bazel test --config=tsan //... (ThreadSanitizer)" bazel test --config=tsan //... "$@"
+step "tools/lint.sh and the tools' own tests (self-test patches, runner, corpus, campaign, OSS-Fuzz checks, coverage, docs links)" \
+  side_wait
 
 step "bazel test --config=upstream --config=tsan //... (the kernel's tid_rdma.c functions, 6.1)" \
   bazel test --config=upstream --config=tsan //... "$@"
