@@ -21,6 +21,11 @@
 # --config=upstream, i.e. the kernel's text) is skipped with a line saying so.
 # Any other missing piece is an error naming the file.
 #
+# flowcheck's own knobs, unset in OSS-Fuzz's image (tools/coverage.sh builds
+# its report from this build and sets them):
+#   FLOWCHECK_BAZEL_FLAGS   more Bazel flags, space-separated (--config=upstream)
+#   FLOWCHECK_FUZZ_TARGETS  only these targets, comma-separated (pure_fuzz,...)
+#
 # Built through Bazel with the environment's flags (not --config=fuzz: its
 # ASan+UBSan are fixed, here $SANITIZER decides), into its own output
 # directory per sanitizer. Kept from the fuzz config: the checkers (oracle,
@@ -55,6 +60,7 @@ flags=(
 for f in $CFLAGS; do flags+=("--conlyopt=$f"); done
 for f in $CXXFLAGS; do flags+=("--cxxopt=$f" "--linkopt=$f"); done
 for f in $LIB_FUZZING_ENGINE; do flags+=("--linkopt=$f"); done
+for f in ${FLOWCHECK_BAZEL_FLAGS:-}; do flags+=("$f"); done
 case " $CXXFLAGS " in
   # Bazel's toolchain links libstdc++ itself; code compiled against libc++
   # (OSS-Fuzz's CXXFLAGS) needs it too.
@@ -80,6 +86,17 @@ bazel query --repo_env="CC=$CC" \
   > "$WORK/targets.txt" 2> "$WORK/query.log" || { cat "$WORK/query.log" >&2; die "bazel query failed"; }
 mapfile -t labels < "$WORK/targets.txt"
 ((${#labels[@]})) || die "bazel query found no fuzz target (cc_binary tagged fuzzer)"
+if [ -n "${FLOWCHECK_FUZZ_TARGETS:-}" ]; then
+  chosen=()
+  IFS=, read -r -a names <<< "$FLOWCHECK_FUZZ_TARGETS"
+  for n in "${names[@]}"; do
+    match=""
+    for l in "${labels[@]}"; do [ "${l##*:}" = "${n}_fuzzer" ] && match="$l"; done
+    [ -n "$match" ] || die "FLOWCHECK_FUZZ_TARGETS: '$n' is no fuzz target (known: $(printf '%s ' "${labels[@]##*:}"))"
+    chosen+=("$match")
+  done
+  labels=("${chosen[@]}")
+fi
 targets=()
 while read -r label state; do
   if [ "$state" = ok ]; then

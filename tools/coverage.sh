@@ -13,13 +13,13 @@
 #                 a name that is no fuzz target is an error (exit 2)
 # Relative paths are taken from the directory the command runs in.
 #
-# Builds every fuzz target's replay binary (the cc_test <target> that
-# cc_fuzz_test makes: LLVMFuzzerTestOneInput + a main that runs each file
-# once; no libFuzzer, no sanitizer) with clang-14's -fprofile-instr-generate
-# -fcoverage-mapping on our own code (common, core, fuzz, lockcheck,
-# upstream), in its own output directory (-coverage); replays the committed
-# seeds (<pkg>/corpus/<target>/), regressions (<pkg>/regressions/<target>/)
-# and the kept corpus; merges the profiles (llvm-profdata-14) and writes the
+# Builds the fuzz targets as OSS-Fuzz builds its coverage reports:
+# .clusterfuzzlite/build.sh with SANITIZER=coverage (clang-14's
+# -fprofile-instr-generate -fcoverage-mapping, tools/oss_fuzz_env.sh), so
+# after tools/oss_fuzz_check.sh's coverage build (tools/test.sh) it builds
+# nothing; replays, with libFuzzer's -runs=0, the committed seeds
+# (<pkg>/corpus/<target>/), regressions (<pkg>/regressions/<target>/) and
+# the kept corpus; merges the profiles (llvm-profdata-14) and writes the
 # report (llvm-cov-14) into a new directory that replaces DIR only once it is
 # complete: DIR is a symbolic link switched by one rename(2) to the new
 # report, the previous report is then deleted. Prints one line per directory
@@ -34,6 +34,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CALLER_PWD="$PWD"
+# shellcheck source=tools/oss_fuzz_env.sh
+. "$ROOT/tools/oss_fuzz_env.sh"
 
 abspath() { case "$1" in /*) echo "$1" ;; *) echo "$CALLER_PWD/$1" ;; esac; }
 corpus="$ROOT/out/fuzz"
@@ -61,42 +63,27 @@ done
 cd "$ROOT"
 
 dirs="core/"
-flags=(--platform_suffix=-coverage
-       "--per_file_copt=^(common|core|fuzz|lockcheck|upstream)/,/upstream/kernel_tid_rdma\.cc\$@-fprofile-instr-generate,-fcoverage-mapping,-fcoverage-compilation-dir=."
-       --linkopt=-fprofile-instr-generate
-       # One static binary per target: fastbuild links tests against shared
-       # libraries, whose coverage maps llvm-cov would not see in the binary.
-       --dynamic_mode=off)
-if ((upstream)); then flags+=(--config=upstream); dirs="core/,upstream/"; fi
+bazel_flags=""
+if ((upstream)); then bazel_flags="--config=upstream"; dirs="core/,upstream/"; fi
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 mapfile -t labels < <(bazel query \
-  'attr(tags, "\bfuzz_regression\b", kind(cc_test, //...)) except attr(tags, "\bno_campaign\b", //...)' \
+  'attr(tags, "\bfuzzer\b", kind(cc_binary, //...)) except attr(tags, "\bno_campaign\b", //...)' \
   2>"$log")
 ((${#labels[@]})) || { cat "$log" >&2; die "bazel query found no fuzz target"; }
+names=()
+for l in "${labels[@]}"; do names+=("$(basename "${l##*:}" _fuzzer)"); done
 if [ -n "$only" ]; then
-  chosen=()
-  IFS=, read -r -a names <<<"$only"
-  for n in "${names[@]}"; do
-    match=""
-    for l in "${labels[@]}"; do [ "${l##*:}" = "$n" ] && match="$l"; done
-    [ -n "$match" ] || { echo "coverage: --targets: '$n' is no fuzz target (known: $(printf '%s ' "${labels[@]##*:}"))" >&2; exit 2; }
-    chosen+=("$match")
+  IFS=, read -r -a chosen <<<"$only"
+  for n in "${chosen[@]}"; do
+    case " ${names[*]} " in
+      *" $n "*) ;;
+      *) echo "coverage: --targets: '$n' is no fuzz target (known: ${names[*]} )" >&2; exit 2 ;;
+    esac
   done
-  labels=("${chosen[@]}")
+  names=("${chosen[@]}")
 fi
-targets=()
-while read -r label state; do
-  if [ "$state" = ok ]; then targets+=("$label")
-  else echo "coverage: skipped $label: incompatible with this build" >&2; fi
-done < <(bazel cquery "${flags[@]}" "set(${labels[*]})" --output=starlark \
-  --starlark:expr='str(target.label) + " " + ("incompatible" if "IncompatiblePlatformProvider" in providers(target) else "ok")' \
-  2>"$log")
-((${#targets[@]})) || { cat "$log" >&2; die "no fuzz target can be built"; }
-echo "coverage: building ${#targets[@]} target(s) with coverage instrumentation" >&2
-bazel build "${flags[@]}" "${targets[@]}" || die "bazel build failed"
-bin="$(bazel info "${flags[@]}" bazel-bin 2>/dev/null)"
 
 parent="$(dirname "$out")"
 mkdir -p "$parent"
@@ -104,9 +91,18 @@ stage="$(mktemp -d "$parent/.coverage.XXXXXX")"
 trap 'rm -rf "$stage" "$stage.link" "$log"' EXIT
 work="$stage/.work"
 mkdir -p "$work/prof"
+echo "coverage: building ${#names[@]} target(s) with coverage instrumentation" \
+  "(.clusterfuzzlite/build.sh, SANITIZER=coverage)" >&2
+FLOWCHECK_BAZEL_FLAGS="$bazel_flags" FLOWCHECK_FUZZ_TARGETS="$(IFS=,; echo "${names[*]}")" \
+  oss_fuzz_build_sh coverage "$work/out" "$work/build" >"$work/build.log" 2>&1 \
+  || { tail -n 30 "$work/build.log" >&2; die ".clusterfuzzlite/build.sh (SANITIZER=coverage) failed"; }
 objects=()
-for label in "${targets[@]}"; do
-  pkg="${label#//}"; pkg="${pkg%%:*}"; t="${label##*:}"
+for t in "${names[@]}"; do
+  if [ ! -x "$work/out/$t" ]; then
+    echo "coverage: skipped $t: incompatible with this build (build.sh: $(grep -m1 "_fuzzer: incompatible" "$work/build.log" || echo 'not built'))" >&2
+    continue
+  fi
+  pkg="$(sed -n "s|^//\([^:]*\):${t}_fuzzer\$|\1|p" <<<"$(printf '%s\n' "${labels[@]}")")"
   inputs=()
   for d in "$pkg/corpus/$t" "$pkg/regressions/$t" "$corpus/$t/corpus"; do
     [ -d "$d" ] && inputs+=("$d")
@@ -115,22 +111,29 @@ for label in "${targets[@]}"; do
   [ -d "$corpus/$t" ] && [ ! -d "$corpus/$t/corpus" ] && inputs+=("$corpus/$t")
   n=0
   ((${#inputs[@]})) && n=$(find "${inputs[@]}" -type f ! -name 'README*' | wc -l)
+  # libFuzzer replays every file of the directories once (-runs=0), as
+  # OSS-Fuzz's coverage job does; the first directory is the one libFuzzer
+  # may write to, so it is an empty one of ours.
+  mkdir -p "$work/scratch/$t"
   rc=0
-  LLVM_PROFILE_FILE="$work/prof/$t-%p.profraw" "$bin/$pkg/$t" "${inputs[@]}" \
-    > "$work/$t.log" 2>&1 || rc=$?
+  LLVM_PROFILE_FILE="$work/prof/$t-%p.profraw" "$work/out/$t" -runs=0 \
+    "$work/scratch/$t" "${inputs[@]}" > "$work/$t.log" 2>&1 || rc=$?
   if ((rc != 0)); then
     echo "coverage: WARNING: $t exited $rc replaying its inputs (a crash, or an input it rejects); see its last lines:" >&2
     tail -n 5 "$work/$t.log" | sed 's/^/    /' >&2
   fi
   echo "coverage: $t: $n input(s) from ${inputs[*]:-(none)}" >&2
-  objects+=("$bin/$pkg/$t")
+  objects+=("$work/out/$t")
 done
+((${#objects[@]})) || die "no fuzz target could be built"
 
 profraw=("$work"/prof/*.profraw)
 [ -e "${profraw[0]}" ] || die "no profile was written (every replay crashed?)"
 llvm-profdata-14 merge -sparse "${profraw[@]}" -o "$work/merged.profdata" \
   || die "llvm-profdata-14 merge failed"
-cov_args=(-instr-profile="$work/merged.profdata" "${objects[0]}")
+# The compiler recorded the sources under Bazel's name for its execution
+# root, /proc/self/cwd.
+cov_args=(-instr-profile="$work/merged.profdata" -path-equivalence=/proc/self/cwd,"$ROOT" "${objects[0]}")
 for o in "${objects[@]:1}"; do cov_args+=(-object "$o"); done
 ignore='(^|/)(external|third_party|bazel/)|^/usr/|_test\.cc$'
 llvm-cov-14 show -format=html -show-branches=count -output-dir="$stage" \

@@ -78,10 +78,10 @@ class SummaryTest(unittest.TestCase):
 
 
 class ScriptTest(unittest.TestCase):
-    """tools/coverage.sh on a tiny corpus (one kept input for one target),
-    built for that target only (--targets: the test command's step need not
-    build every target with coverage; the OSS-Fuzz emulation's coverage build
-    builds them all)."""
+    """tools/coverage.sh on a tiny corpus (one kept input for one target,
+    --targets=pure_fuzz). Its build is .clusterfuzzlite/build.sh's coverage
+    build, which tools/test.sh's OSS-Fuzz emulation has just made: nothing is
+    compiled again."""
 
     def test_report_and_summary(self):
         root = os.path.dirname(HERE)

@@ -8,12 +8,8 @@
 #                           (only the checks, on an $OUT made elsewhere)
 #
 # For each sanitizer: a temporary $OUT and $WORK, $SRC = this repository,
-# CC=clang-14 CXX=clang++-14, CFLAGS/CXXFLAGS as OSS-Fuzz composes them
-# ("-O1 -fno-omit-frame-pointer -gline-tables-only
-# -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION" + the sanitizer's flags +
-# -fsanitize=fuzzer-no-link; OSS-Fuzz's -stdlib=libc++ is left out: Debian's
-# clang-14 here has no libc++ headers), LIB_FUZZING_ENGINE=-fsanitize=fuzzer,
-# FUZZING_ENGINE=libfuzzer. Then:
+# the compiler, flags and engine as OSS-Fuzz gives them (tools/oss_fuzz_env.sh
+# says which). Then:
 #   1. build.sh runs (from the repository root, as in the image);
 #   2. every expected file is in $OUT: for each fuzz target Bazel knows
 #      (cc_binary tagged "fuzzer", minus "no_campaign", minus those build.sh
@@ -30,6 +26,8 @@
 # Exit: 0 pass, 1 a check failed, 2 bad usage.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=tools/oss_fuzz_env.sh
+. "$ROOT/tools/oss_fuzz_env.sh"
 
 sanitizers=address,undefined,coverage
 seconds=10
@@ -41,7 +39,7 @@ for a in "$@"; do
     --seconds=*) seconds="${a#*=}" ;;
     --verify=*) verify_out="${a#*=}" ;;
     --targets=*) verify_targets="${a#*=}" ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "oss_fuzz_check: unknown option: $a (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -149,23 +147,6 @@ if [ -n "$verify_out" ]; then
 fi
 
 cd "$ROOT"
-base_cflags="-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
-san_flags() {
-  case "$1" in
-    address) echo "-fsanitize=address -fsanitize-address-use-after-scope" ;;
-    undefined) echo "-fsanitize=array-bounds,bool,builtin,enum,float-divide-by-zero,function,integer-divide-by-zero,null,object-size,return,returns-nonnull-attribute,shift,signed-integer-overflow,unsigned-integer-overflow,unreachable,vla-bound,vptr -fno-sanitize-recover=array-bounds,bool,builtin,enum,float-divide-by-zero,function,integer-divide-by-zero,null,object-size,return,returns-nonnull-attribute,shift,signed-integer-overflow,unreachable,vla-bound,vptr" ;;
-    coverage) echo "" ;;
-    *) return 1 ;;
-  esac
-}
-cov_flags() {
-  if [ "$1" = coverage ]; then
-    echo "-fprofile-instr-generate -fcoverage-mapping -pthread -Wl,--no-as-needed -Wl,-ldl -Wl,-lm -Wno-unused-command-line-argument"
-  else
-    echo "-fsanitize=fuzzer-no-link"
-  fi
-}
-
 # What Bazel knows, independently of build.sh.
 mapfile -t known < <(bazel query \
   'attr(tags, "\bfuzzer\b", kind(cc_binary, //...)) except attr(tags, "\bno_campaign\b", //...)' 2>/dev/null \
@@ -174,17 +155,12 @@ mapfile -t known < <(bazel query \
 
 IFS=, read -r -a sans <<< "$sanitizers"
 for san in "${sans[@]}"; do
-  sf="$(san_flags "$san")" || { echo "oss_fuzz_check: unknown sanitizer: $san" >&2; exit 2; }
+  oss_fuzz_known_sanitizer "$san" || { echo "oss_fuzz_check: unknown sanitizer: $san" >&2; exit 2; }
   tmp="$(mktemp -d "${TMPDIR:-/tmp}/oss_fuzz_check.$san.XXXXXX")"
-  mkdir -p "$tmp/out" "$tmp/work"
-  cflags="$base_cflags $sf $(cov_flags "$san")"
   echo "=== SANITIZER=$san: .clusterfuzzlite/build.sh (OUT=$tmp/out)"
   start=$(date +%s)
   rc=0
-  env CC=clang-14 CXX=clang++-14 CFLAGS="$cflags" CXXFLAGS="$cflags" \
-      LIB_FUZZING_ENGINE=-fsanitize=fuzzer FUZZING_ENGINE=libfuzzer SANITIZER="$san" \
-      ARCHITECTURE=x86_64 SRC="$ROOT" WORK="$tmp/work" OUT="$tmp/out" \
-      bash -eu .clusterfuzzlite/build.sh > "$tmp/build.log" 2>&1 || rc=$?
+  oss_fuzz_build_sh "$san" "$tmp/out" "$tmp/work" > "$tmp/build.log" 2>&1 || rc=$?
   build_s=$(( $(date +%s) - start ))
   if ((rc != 0)); then
     fail build "SANITIZER=$san: build.sh exited $rc after ${build_s} s; log $tmp/build.log:"

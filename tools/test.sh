@@ -108,6 +108,8 @@ step "upstream mode + TSan with the hfi2 profile on the generated text" \
 # it starts as ClusterFuzz starts it and replays its seeds without a crash.
 step "tools/oss_fuzz_check.sh (.clusterfuzzlite/build.sh in an emulated OSS-Fuzz environment)" \
   tools/oss_fuzz_check.sh --seconds=2
+# The report is built from the emulation's coverage build (the same flags):
+# nothing is compiled again.
 step "tools/coverage.sh on a tiny corpus (report written, summary line parses)" \
   python3 tools/coverage_test.py --run-script ScriptTest
 
