@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 
 #include "program/failure.h"
 #include "program/result_json.h"
@@ -15,41 +14,55 @@ namespace flowcheck {
 namespace program {
 namespace {
 
-// What the handler may touch: set before the handlers are installed, cleared
-// after they are removed.
-std::atomic<int>* g_stop = nullptr;
-const PreparedJson* g_sigint_json = nullptr;
-const PreparedJson* g_sigterm_json = nullptr;
+// Sent by Disarm to the signal thread (blocked like the other two, so only
+// that thread takes it): "stop waiting".
+constexpr int kWakeUp = SIGUSR2;
 
-void OnStopSignal(int sig) {
-  const int saved_errno = errno;
-  int expected = 0;
-  if (g_stop != nullptr && g_stop->compare_exchange_strong(expected, sig)) {
-    WriteStderr(sig == SIGINT ? "\nflowcheck stress: SIGINT: stopping the threads (this run will "
-                                "not count as a pass; send it again to exit at once)\n"
-                              : "\nflowcheck stress: SIGTERM: stopping the threads (this run will "
-                                "not count as a pass; send it again to exit at once)\n");
-    errno = saved_errno;
-    return;
-  }
-  // A second signal, or one after the run was over (stop_signal -1): no
-  // waiting, but still a JSON and an exit status that say "interrupted".
-  // Unless someone else already writes the JSON: a failure (it aborts) or
-  // stress_main's summary (the run is over, it exits); then the signal is
-  // ignored rather than cutting that write short.
-  const PreparedJson* json = sig == SIGINT ? g_sigint_json : g_sigterm_json;
-  if (json != nullptr) {
-    if (!ClaimJsonOut()) {
-      errno = saved_errno;
-      return;
+sigset_t Signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, kWakeUp);
+  return set;
+}
+
+// The signal thread: runs outside any handler, so it may print and write
+// the JSON like any code.
+void WaitForSignals(std::atomic<int>* stop, const std::atomic<bool>* disarming,
+                    const PreparedJson* sigint_json, const PreparedJson* sigterm_json) {
+  const sigset_t set = Signals();
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) continue;
+    if (sig == kWakeUp) {
+      if (disarming->load()) return;
+      continue;  // someone else's SIGUSR2: not ours to act on
     }
-    json->Write();
+    int expected = 0;
+    if (stop->compare_exchange_strong(expected, sig)) {
+      WriteStderr(sig == SIGINT ? "\nflowcheck stress: SIGINT: stopping the threads (this run will "
+                                  "not count as a pass; send it again to exit at once)\n"
+                                : "\nflowcheck stress: SIGTERM: stopping the threads (this run will "
+                                  "not count as a pass; send it again to exit at once)\n");
+      continue;
+    }
+    // A second signal, or one after the run was over (stop_signal -1): no
+    // waiting, but still a JSON and an exit status that say "interrupted".
+    // Unless someone else already writes the JSON: a failure (it aborts) or
+    // stress_main's summary (the run is over, it exits); then the signal is
+    // ignored rather than cutting that write short.
+    const PreparedJson* json = sig == SIGINT ? sigint_json : sigterm_json;
+    if (json != nullptr) {
+      if (!ClaimJsonOut()) continue;
+      json->Write();
+    }
+    WriteStderr("flowcheck stress: INTERRUPTED: exiting now; this run is not a pass\n");
+    // The raw exit_group system call, not _exit: ThreadSanitizer intercepts
+    // _exit and would report the threads that finished but were never
+    // joined (a run cut short has such threads by design) and exit 66.
+    syscall(SYS_exit_group, 128 + sig);
   }
-  WriteStderr("flowcheck stress: INTERRUPTED: exiting now; this run is not a pass\n");
-  // The raw exit_group system call, not _exit: ThreadSanitizer intercepts
-  // _exit and would report the threads that finished but were never joined
-  // (a run cut short has such threads by design) and exit 66 instead.
-  syscall(SYS_exit_group, 128 + sig);
 }
 
 }  // namespace
@@ -62,15 +75,10 @@ StopSignals::StopSignals(StressProgress* live, const StressConfig& config) {
     sigterm_json_ = std::make_unique<PreparedJson>(config.json_out,
                                                    InterruptedJson(SIGTERM, detail, config));
   }
-  g_stop = &live->stop_signal;
-  g_sigint_json = sigint_json_.get();
-  g_sigterm_json = sigterm_json_.get();
-  struct sigaction sa = {};
-  sa.sa_handler = OnStopSignal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  const sigset_t set = Signals();
+  pthread_sigmask(SIG_BLOCK, &set, &blocked_before_);
+  waiter_ = std::thread(WaitForSignals, &live->stop_signal, &disarming_, sigint_json_.get(),
+                        sigterm_json_.get());
   armed_ = true;
 }
 
@@ -79,11 +87,14 @@ StopSignals::~StopSignals() { Disarm(); }
 void StopSignals::Disarm() {
   if (!armed_) return;
   armed_ = false;
+  disarming_.store(true);
+  pthread_kill(waiter_.native_handle(), kWakeUp);
+  waiter_.join();
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
-  g_stop = nullptr;
-  g_sigint_json = nullptr;
-  g_sigterm_json = nullptr;
+  // A signal that came after the wake-up is still pending: with the old mask
+  // back it is delivered now, with the default disposition.
+  pthread_sigmask(SIG_SETMASK, &blocked_before_, nullptr);
 }
 
 }  // namespace program

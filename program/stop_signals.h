@@ -7,8 +7,17 @@
 // SIGINT, 143 for SIGTERM). A second signal does not wait: it writes the
 // prepared "interrupted" JSON (no figures) and exits at once with the same
 // code (the exit_group system call: no atexit handlers, no sanitizer exit
-// checks; the threads are cut off mid-run on purpose). While armed, the handlers are the process's; Disarm restores the
-// default dispositions.
+// checks; the threads are cut off mid-run on purpose).
+//
+// How: no asynchronous handler. The constructor blocks SIGINT and SIGTERM in
+// the calling thread, so every thread started after it inherits the block,
+// and one thread of its own takes them with sigwait(). ThreadSanitizer
+// defers an asynchronous handler until the receiving thread next enters its
+// runtime, and a signal that the kernel hands to a thread about to block or
+// exit could wait there for ever (the run then never stopped: seen once in
+// `//stress:stress_main_test` under load). Construct it before any other
+// thread of the run; Disarm (or the destructor) stops that thread, unblocks
+// the signals and restores their default dispositions.
 //
 //   StopSignals stop(&live, config);     // config: seed resolved, json_out resolved
 //   StressResult r = RunStress(config, &live);
@@ -18,7 +27,12 @@
 #ifndef FLOWCHECK_PROGRAM_STOP_SIGNALS_H_
 #define FLOWCHECK_PROGRAM_STOP_SIGNALS_H_
 
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
 #include <memory>
+#include <thread>
 
 #include "program/config.h"
 #include "program/driver.h"
@@ -34,7 +48,9 @@ class StopSignals {
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
 
-  // Restores SIG_DFL for SIGINT and SIGTERM (idempotent).
+  // Stops the signal thread, unblocks SIGINT and SIGTERM in the calling
+  // thread and restores their default dispositions (idempotent). A signal
+  // that arrives after this kills the process as usual.
   void Disarm();
 
   // 128 + signal: the exit status of a run stopped by `signal`.
@@ -42,6 +58,9 @@ class StopSignals {
 
  private:
   bool armed_ = false;
+  sigset_t blocked_before_;  // the calling thread's mask before the constructor
+  std::thread waiter_;       // sigwait()s for SIGINT, SIGTERM and the wake-up
+  std::atomic<bool> disarming_{false};  // the wake-up is Disarm's
   std::unique_ptr<PreparedJson> sigint_json_;
   std::unique_ptr<PreparedJson> sigterm_json_;
 };
