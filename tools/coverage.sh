@@ -73,7 +73,12 @@ mapfile -t labels < <(bazel query \
   2>"$log")
 ((${#labels[@]})) || { cat "$log" >&2; die "bazel query found no fuzz target"; }
 names=()
-for l in "${labels[@]}"; do names+=("$(basename "${l##*:}" _fuzzer)"); done
+declare -A pkg_of  # target name -> its package
+for l in "${labels[@]}"; do
+  n="$(basename "${l##*:}" _fuzzer)"
+  names+=("$n")
+  pkg_of[$n]="${l#//}"; pkg_of[$n]="${pkg_of[$n]%%:*}"
+done
 if [ -n "$only" ]; then
   IFS=, read -r -a chosen <<<"$only"
   for n in "${chosen[@]}"; do
@@ -102,7 +107,7 @@ for t in "${names[@]}"; do
     echo "coverage: skipped $t: incompatible with this build (build.sh: $(grep -m1 "_fuzzer: incompatible" "$work/build.log" || echo 'not built'))" >&2
     continue
   fi
-  pkg="$(sed -n "s|^//\([^:]*\):${t}_fuzzer\$|\1|p" <<<"$(printf '%s\n' "${labels[@]}")")"
+  pkg="${pkg_of[$t]}"
   inputs=()
   for d in "$pkg/corpus/$t" "$pkg/regressions/$t" "$corpus/$t/corpus"; do
     [ -d "$d" ] && inputs+=("$d")

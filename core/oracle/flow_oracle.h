@@ -129,7 +129,6 @@ class FlowOracle {
   // named here too for callers that drive the oracle (fuzz/executor.cc).
   static uint32_t NextGeneration(uint32_t gen) { return reference::NextGeneration(gen); }
 
-
  private:
   QueueState& QueueOf(Queue q) { return q == Queue::kFlow ? flow_queue_ : rarr_queue_; }
   int Head(Queue q) { return QueueOf(q).members.empty() ? -1 : QueueOf(q).members.front(); }
