@@ -56,3 +56,24 @@ void hfi1_model_audit_removal(hfi1_ctxtdata* rcd, const tid_queue* charged,
   (charged == flow ? a.flow_queue_drift : a.rarr_queue_drift) -= 1;
   (really_on == flow ? a.flow_queue_drift : a.rarr_queue_drift) += 1;
 }
+
+void hfi1_audited_kern_clear_hw_flow(void (*clear)(hfi1_ctxtdata*, u32), hfi1_ctxtdata* rcd,
+                                     u32 flow_idx) {
+  const u32 old_gen = rcd->flows[flow_idx].generation;
+  clear(rcd, flow_idx);
+  hfi1_model_audit_clear(rcd, flow_idx, old_gen, rcd->flows[flow_idx].generation);
+}
+
+void hfi1_granted_dequeue_tid_waiter(void (*dequeue)(hfi1_ctxtdata*, tid_queue*, rvt_qp*),
+                                     hfi1_ctxtdata* rcd, tid_queue* queue, rvt_qp* qp) {
+  if (queue == &rcd->flow_queue) hfi1_model_audit_grant(rcd, qp);
+  dequeue(rcd, queue, qp);
+}
+
+void hfi1_audited_list_del_init(const tid_queue* charged, list_head* entry)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {  // exp_lock of the node's context, asserted
+  hfi1_qp_priv* priv = container_of(entry, hfi1_qp_priv, tid_wait);
+  lockdep_assert_held(&priv->rcd->exp_lock);
+  hfi1_model_audit_removal(priv->rcd, charged, priv);
+  list_del_init(entry);
+}

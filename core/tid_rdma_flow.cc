@@ -1,7 +1,8 @@
 // core/tid_rdma_flow.cc: hardware flows and generations, following
 // drivers/infiniband/hw/hfi1/tid_rdma.c (v6.6) "Flow functions" in order:
 // kern_reserve_flow .. read_r_next_psn (docs/kernel.md, "Flows and generations"; RESYNC: tid_rdma_resync.cc).
-// Lines marked "model audit" are not kernel (see core/model_audit.h).
+// The bodies are the kernel's; the audit sees their calls of
+// kern_clear_hw_flow and dequeue_tid_waiter (below, core/model_audit.h).
 #include <cstdio>
 #include <cstdlib>
 
@@ -75,14 +76,31 @@ u32 kern_flow_generation_next(u32 gen) {
 // Kernel: tid_rdma.c kern_clear_hw_flow().
 void kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx) {
   lockdep_assert_held(&rcd->exp_lock);  // __must_hold only, in the kernel
-  u32 old_gen = rcd->flows[flow_idx].generation;  // model audit
-
   rcd->flows[flow_idx].generation =
       kern_flow_generation_next(rcd->flows[flow_idx].generation);
-  hfi1_model_audit_clear(rcd, flow_idx, old_gen,  // model audit
-                         rcd->flows[flow_idx].generation);
   kern_set_hw_flow(rcd, KERN_GENERATION_RESERVED, flow_idx);
 }
+
+// NOT KERNEL. From here on the kernel's calls of kern_clear_hw_flow and
+// dequeue_tid_waiter go through the audited wrappers (F4, W4;
+// core/model_audit.h), as upstream/functions.txt's calls= send the kernel's
+// own text's. (#undef first: upstream/diff/model_names.h may have renamed
+// both for the differential copy; the references above are already taken.)
+namespace {
+void audited_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx)
+    __must_hold(&rcd->exp_lock) {
+  hfi1_audited_kern_clear_hw_flow(&kern_clear_hw_flow, rcd, flow_idx);
+}
+void granted_dequeue_tid_waiter(struct hfi1_ctxtdata *rcd, struct tid_queue *queue,
+                                struct rvt_qp *qp) __must_hold(&rcd->exp_lock)
+    __must_hold(&qp->s_lock) {
+  hfi1_granted_dequeue_tid_waiter(&dequeue_tid_waiter, rcd, queue, qp);
+}
+}  // namespace
+#undef kern_clear_hw_flow
+#undef dequeue_tid_waiter
+#define kern_clear_hw_flow audited_kern_clear_hw_flow
+#define dequeue_tid_waiter granted_dequeue_tid_waiter
 
 // Kernel: tid_rdma.c hfi1_kern_setup_hw_flow().
 int hfi1_kern_setup_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp) {
@@ -104,7 +122,6 @@ int hfi1_kern_setup_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp) {
   ret = kern_reserve_flow(rcd, fs->last_index);
   if (ret < 0)
     goto queue;
-  hfi1_model_audit_grant(rcd, qp);  // model audit
   fs->index = ret;
   fs->last_index = fs->index;
 

@@ -1,7 +1,7 @@
 // core/tid_rdma_wait.cc: the TID wait queues and wakeups, following
 // drivers/infiniband/hw/hfi1/tid_rdma.c (v6.6) in order: first_qp ..
 // hfi1_tid_rdma_flush_wait, then position_in_queue (docs/kernel.md, "Wait queues").
-// Lines marked "model audit" are not kernel (see core/model_audit.h).
+// The bodies are the kernel's; the audit sees their list_del_init calls.
 #include "core/hfi1.h"
 #include "core/list.h"
 #include "core/model_audit.h"
@@ -11,6 +11,12 @@
 #include "lockcheck/irq.h"
 #include "lockcheck/lockdep.h"
 #include "lockcheck/schedule.h"
+
+// NOT KERNEL. Every list_del_init below unlinks a QP's tid_wait node under
+// exp_lock, the function's `queue` paying the dequeue: the audit records
+// which queue pays (W5, [R-1]; core/model_audit.h), as upstream/shim/prelude.h
+// does for the kernel's own text.
+#define list_del_init(entry) hfi1_audited_list_del_init(queue, entry)
 
 // Kernel: tid_rdma.c first_qp().
 struct rvt_qp *first_qp(struct hfi1_ctxtdata *rcd, struct tid_queue *queue) {
@@ -50,7 +56,6 @@ void dequeue_tid_waiter(struct hfi1_ctxtdata *rcd, struct tid_queue *queue,
   lockdep_assert_held(&rcd->exp_lock);
   if (list_empty(&priv->tid_wait))
     return;
-  hfi1_model_audit_removal(rcd, queue, priv);  // model audit
   // QUIRK: unlinks from whichever list the node is on, charges `queue`.
   list_del_init(&priv->tid_wait);
   qp->s_flags &= ~HFI1_S_WAIT_TID_SPACE;
@@ -137,7 +142,6 @@ void _tid_rdma_flush_wait(struct rvt_qp *qp, struct tid_queue *queue) {
   lockcheck::SchedulePointNamed("_tid_rdma_flush_wait: flag cleared, exp_lock not taken");
   spin_lock(&priv->rcd->exp_lock);
   if (!list_empty(&priv->tid_wait)) {
-    hfi1_model_audit_removal(priv->rcd, queue, priv);  // model audit
     // QUIRK: charged to `queue` whichever list the node was on.
     list_del_init(&priv->tid_wait);
     qp->s_flags &= ~HFI1_S_WAIT_TID_SPACE;

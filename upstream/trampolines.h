@@ -11,8 +11,9 @@
 //    such assertion of its own (kern_reserve_flow, kern_setup_hw_flow,
 //    kern_clear_hw_flow, hfi1_kern_setup_hw_flow, hfi1_kern_clear_hw_flow,
 //    hfi1_tid_rdma_flush_wait), as core's versions do;
-//  * records the same rcd->audit facts core's versions record (F4, W4, W5),
-//    from outside the kernel's function bodies (see upstream/shim/prelude.h);
+//  * leaves the audit (F4, W4, W5) to the kernel's own calls, redirected
+//    through core's audited wrappers as core's mirror's are
+//    (upstream/shim/prelude.h, core/model_audit.h);
 //  * otherwise only calls the kernel's function.
 // Calls from one kernel function to another stay inside the kernel's text
 // (except the audited redirections of functions.txt), as in the driver.
@@ -21,10 +22,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
-
-#include "common/sanitizers.h"
-#include "lockcheck/logical_thread.h"
 
 // The shims end with the kernel's text.
 #undef BUILD_BUG_ON
@@ -43,57 +40,6 @@ namespace {
 // (set by hfi1_kern_init_ctxt_generations' trampoline for its duration).
 thread_local hfi1_model_random *upstream_random_source = nullptr;
 
-// The queue a removal in the kernel's text is charged to, while a wrapper
-// below runs dequeue_tid_waiter or _tid_rdma_flush_wait, per lockcheck thread:
-// under a controlled scheduler's fibers every logical thread shares one
-// thread_local, and two threads' _tid_rdma_flush_wait calls may overlap (each
-// waits for exp_lock inside), so each entry names the thread that made it.
-// The entries are bookkeeping of the harness, not the code under test:
-// hidden from ThreadSanitizer (no access reported, no edge created), since on
-// fibers the logical threads share this thread_local without synchronizing.
-using UpstreamTsanIgnore = flowcheck::TsanIgnoreAccesses;  // common/sanitizers.h
-
-struct UpstreamCharge {
-  const lockcheck::LogicalThread *by;
-  const tid_queue *queue;
-};
-thread_local std::vector<UpstreamCharge> upstream_charges;
-
-// The calling thread's innermost charged queue, or nullptr.
-const tid_queue *upstream_charged_queue() {
-  const lockcheck::LogicalThread *me = lockcheck::CurrentLogicalThread();
-  UpstreamTsanIgnore ignore;
-  for (auto it = upstream_charges.rbegin(); it != upstream_charges.rend(); ++it) {
-    if (it->by == me) return it->queue;
-  }
-  return nullptr;
-}
-
-// Charges `queue` for one call of the kernel's function (the calling thread's
-// entry; its last one is removed at the end).
-class ChargedQueue {
- public:
-  explicit ChargedQueue(const tid_queue *queue) : by_(lockcheck::CurrentLogicalThread()) {
-    UpstreamTsanIgnore ignore;
-    upstream_charges.push_back({by_, queue});
-  }
-  ~ChargedQueue() {
-    UpstreamTsanIgnore ignore;
-    for (auto it = upstream_charges.end(); it != upstream_charges.begin();) {
-      --it;
-      if (it->by == by_) {
-        upstream_charges.erase(it);
-        break;
-      }
-    }
-  }
-  ChargedQueue(const ChargedQueue &) = delete;
-  ChargedQueue &operator=(const ChargedQueue &) = delete;
-
- private:
-  const lockcheck::LogicalThread *by_;
-};
-
 }  // namespace
 
 u32 upstream_get_random_u32() {
@@ -107,35 +53,15 @@ u32 upstream_get_random_u32() {
 }
 
 // ---- The audited wrappers (declared in upstream/shim/prelude.h) ----------
+// The kernel's function through core's audited wrapper (core/model_audit.h).
 
 static void upstream_audited_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx) {
-  const u32 old_gen = rcd->flows[flow_idx].generation;
-  upstream_kern_clear_hw_flow(rcd, flow_idx);
-  hfi1_model_audit_clear(rcd, flow_idx, old_gen, rcd->flows[flow_idx].generation);
+  hfi1_audited_kern_clear_hw_flow(&upstream_kern_clear_hw_flow, rcd, flow_idx);
 }
 
 static void upstream_granted_dequeue_tid_waiter(struct hfi1_ctxtdata *rcd,
                                                 struct tid_queue *queue, struct rvt_qp *qp) {
-  // A grant of a flow (hfi1_kern_setup_hw_flow), not of TIDs
-  // (hfi1_kern_exp_rcv_setup dequeues from rarr_queue).
-  if (queue == &rcd->flow_queue) hfi1_model_audit_grant(rcd, qp);
-  ChargedQueue charged(queue);
-  upstream_dequeue_tid_waiter(rcd, queue, qp);
-}
-
-static void upstream_audited__tid_rdma_flush_wait(struct rvt_qp *qp, struct tid_queue *queue) {
-  ChargedQueue charged(queue);
-  upstream__tid_rdma_flush_wait(qp, queue);
-}
-
-static void upstream_list_del_init(struct list_head *entry) {
-  if (const tid_queue *charged = upstream_charged_queue()) {
-    hfi1_qp_priv *priv = container_of(entry, hfi1_qp_priv, tid_wait);
-    hfi1_ctxtdata *rcd = priv->rcd;
-    lockdep_assert_held(&rcd->exp_lock);
-    hfi1_model_audit_removal(rcd, charged, priv);
-  }
-  list_del_init(entry);
+  hfi1_granted_dequeue_tid_waiter(&upstream_dequeue_tid_waiter, rcd, queue, qp);
 }
 
 // ---- core/tid_rdma.h, flows and generations -------------------------------
@@ -160,7 +86,7 @@ u32 kern_setup_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx) {
 
 void kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx) {
   lockdep_assert_held(&rcd->exp_lock);
-  upstream_audited_kern_clear_hw_flow(rcd, flow_idx);
+  upstream_kern_clear_hw_flow(rcd, flow_idx);
 }
 
 int hfi1_kern_setup_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *qp) {
@@ -241,7 +167,6 @@ bool kernel_tid_waiters(struct hfi1_ctxtdata *rcd, struct tid_queue *queue, stru
 }
 
 void dequeue_tid_waiter(struct hfi1_ctxtdata *rcd, struct tid_queue *queue, struct rvt_qp *qp) {
-  ChargedQueue charged(queue);
   upstream_dequeue_tid_waiter(rcd, queue, qp);
 }
 
@@ -257,7 +182,7 @@ void tid_rdma_schedule_tid_wakeup(struct rvt_qp *qp) { upstream_tid_rdma_schedul
 void tid_rdma_trigger_resume(struct work_struct *work) { upstream_tid_rdma_trigger_resume(work); }
 
 void _tid_rdma_flush_wait(struct rvt_qp *qp, struct tid_queue *queue) {
-  upstream_audited__tid_rdma_flush_wait(qp, queue);
+  upstream__tid_rdma_flush_wait(qp, queue);
 }
 
 void hfi1_tid_rdma_flush_wait(struct rvt_qp *qp) {

@@ -88,31 +88,24 @@ void upstream_hfi1_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, struct rvt_qp *
 void upstream_hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd)
     ABSL_NO_THREAD_SAFETY_ANALYSIS;
 
-// The audited wrappers (functions.txt calls=). Each runs the kernel's
-// function and records, at the same instant and under the same locks, the
-// transition fact core's own functions record in rcd->audit
-// (core/model_audit.h), so CheckInvariants judges the kernel's text exactly as
-// it judges core's.
+// The audited calls (functions.txt calls=): the kernel's own calls of these
+// go to wrappers (upstream/trampolines.h) that run the kernel's function
+// through core's audited wrappers (core/model_audit.h), the same ones core's
+// mirror calls, so CheckInvariants judges the kernel's text exactly as it
+// judges core's.
 //
 // F4: kern_clear_hw_flow moved the flow's generation from old to new.
 static void upstream_audited_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 flow_idx)
     __must_hold(&rcd->exp_lock);
-// W4 + W5: hfi1_kern_setup_hw_flow calls dequeue_tid_waiter exactly once per
-// grant, right after kern_reserve_flow succeeded and before any queue changes:
-// the grant is recorded there (is `qp` the head of a non-empty flow_queue?),
-// then the removal.
+// W4: hfi1_kern_setup_hw_flow calls dequeue_tid_waiter exactly once per
+// grant, right after kern_reserve_flow succeeded and before any queue changes.
 static void upstream_granted_dequeue_tid_waiter(struct hfi1_ctxtdata *rcd,
                                                 struct tid_queue *queue, struct rvt_qp *qp)
     __must_hold(&rcd->exp_lock) __must_hold(&qp->s_lock);
-// W5: _tid_rdma_flush_wait charges `queue`; the removal itself happens inside,
-// under exp_lock, at the list_del_init below.
-static void upstream_audited__tid_rdma_flush_wait(struct rvt_qp *qp, struct tid_queue *queue)
-    __must_hold(&qp->s_lock);
-// W5: every list_del_init of the kernel's text is the removal of a QP's
-// tid_wait node from a TID queue, under exp_lock; the wrapper that called the
-// kernel's function says which queue pays the dequeue ([R-1] when it is not
-// the one the node is on).
-static void upstream_list_del_init(struct list_head *entry);
-#define list_del_init upstream_list_del_init
+// W5: every list_del_init of the kernel's text (dequeue_tid_waiter,
+// _tid_rdma_flush_wait) is the removal of a QP's tid_wait node from a TID
+// queue, under exp_lock, charged to the function's `queue` ([R-1] when it is
+// not the one the node is on); core's tid_rdma_wait.cc has the same line.
+#define list_del_init(entry) hfi1_audited_list_del_init(queue, entry)
 
 #endif  // FLOWCHECK_UPSTREAM_SHIM_PRELUDE_H_
