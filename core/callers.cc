@@ -1,6 +1,7 @@
 // core/callers.cc: see callers.h.
 #include "core/callers.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +47,7 @@ const char* CallerOpName(CallerOp op) {
     case CallerOp::kWriteAllocSegment: return "write_alloc_segment";
     case CallerOp::kWriteDataSegment: return "write_data_segment";
     case CallerOp::kWriteAllocIdle: return "write_alloc_idle";
+    case CallerOp::kWriteReqClearAll: return "write_req_clear_all";
   }
   return "?";
 }
@@ -334,57 +336,166 @@ void caller_read_req_flush_complete(rvt_qp* qp, CallerObserver* observer)
   spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
-// hfi1_tid_write_alloc_resources' loop body for one segment, in its order
-// (tid_rdma.c; the RNR NAK bookkeeping and the ack queue walk left out).
+// ---- The TID WRITE responder (hfi1_tid_write_alloc_resources, run as the
+// kernel's three callers run it).
+
+namespace {
+
+// NOT KERNEL: the model answers one TID WRITE request at a time (the ack
+// queue's entries share the QP's one request): open until all its data has
+// arrived. The kernel's requester may have several in the queue.
+bool WriteRequestOpen(const tid_rdma_request& req) { return req.comp_seg < req.total_segs; }
+
+// What a WRITE caller reads of the QP around its call, for its result and
+// the [R-10] audit.
+struct WriteBefore {
+  u8 flow_index;
+  u32 generation;
+  u32 alloc_w_segs;
+};
+
+WriteBefore BeforeWrite(rvt_qp* qp) __must_hold(&qp->s_lock) {
+  const hfi1_qp_priv* qpriv = qp->priv;
+  return WriteBefore{qpriv->flow_state.index, qpriv->flow_state.generation, qpriv->alloc_w_segs};
+}
+
+// After the allocator ran: the model audit of [R-10] (the WRITE side freed
+// or renewed the QP's shared flow while READ segments were live on it: the
+// kernel's allocator does not look at them), then under exp_lock the
+// result: -EAGAIN if the QP waits on a TID queue, else 0 if it allocated a
+// segment, else -EBUSY; the observer sees it with the segments allocated.
+int AfterWrite(rvt_qp* qp, const WriteBefore& before, CallerObserver* observer, CallerOp op,
+               int ret) __must_hold(&qp->s_lock) {
+  hfi1_qp_priv* qpriv = qp->priv;
+  const tid_flow_state& fs = qpriv->flow_state;
+  if (before.flow_index < RXE_NUM_TID_FLOWS &&
+      (fs.index != before.flow_index || fs.generation != before.generation) &&
+      read_req_pending_segments(qp) != 0) {
+    ++qpriv->model_cross_role_clears;
+  }
+  const long allocated = static_cast<long>(qpriv->alloc_w_segs) - before.alloc_w_segs;
+  hfi1_ctxtdata* rcd = qpriv->rcd;
+  spin_lock(&rcd->exp_lock);
+  if (op == CallerOp::kWriteAllocSegment) {
+    ret = !list_empty(&qpriv->tid_wait) ? -EAGAIN : allocated > 0 ? 0 : -EBUSY;
+  }
+  if (observer != nullptr) observer->UnderLock(rcd, CallerEvent{op, qp, allocated, ret});
+  spin_unlock(&rcd->exp_lock);
+  return ret;
+}
+
+// hfi1_rc_rcv_tid_rdma_write_req's resource part for a new request (its
+// checks passed; the ring is empty, as the kernel requires of a reused
+// entry): the entry at r_head_ack_queue becomes a TID WRITE request of
+// kModelWriteSegs segments, each of `psets` pagesets laid out as given
+// (NOT KERNEL: the kernel's segments are local.max_len bytes of the
+// request's memory region; the model's are the layout's pages), and
+// r_tid_head moves past it.
+void ReceiveWriteRequest(rvt_qp* qp, const u8* pset_pages, u8 psets) __must_hold(&qp->s_lock) {
+  hfi1_qp_priv* qpriv = qp->priv;
+  u32 next = qp->r_head_ack_queue + 1;
+  if (next > rvt_size_atomic(ib_to_rvt(qp->ibqp.device))) next = 0;
+  rvt_ack_entry* e = &qp->s_ack_queue[qp->r_head_ack_queue];
+  tid_rdma_request* req = ack_to_tid_req(e);
+  u32 pages = 0;
+  for (int i = 0; i < psets; ++i) {
+    e->priv->model_pset_pages[i] = pset_pages[i];
+    pages += pset_pages[i];
+  }
+  const u32 psn = qp->r_psn;
+  qp->r_psn += kModelWriteSegs - 1;
+  e->opcode = TID_OP(WRITE_REQ);
+  e->psn = psn;
+  e->lpsn = qp->r_psn;
+  req->n_flows = std::min<u16>(kModelWriteSegs, qpriv->tid_rdma.local.max_write);
+  req->comp_seg = 0;
+  req->alloc_seg = 0;
+  req->seg_len = pages << PAGE_SHIFT;
+  req->total_len = req->seg_len * kModelWriteSegs;
+  req->total_segs = kModelWriteSegs;
+  req->ss = rvt_sge_state{e->priv->model_pset_pages, psets};
+  req->clear_tail = req->setup_head;
+  req->acked_tail = req->setup_head;
+  qp->r_nak_state = 0;
+  qp->r_psn++;
+  qp->r_head_ack_queue = next;
+  qpriv->r_tid_head = qp->r_head_ack_queue;
+}
+
+// make_rc_ack (rc.c) sending the scheduled RNR NAK.
+void SendRnrNak(rvt_qp* qp) __must_hold(&qp->s_lock) {
+  qp->priv->rnr_nak_state = TID_RNR_NAK_SENT;
+  qp->priv->model_rnr_nak_deferred = false;
+}
+
+// hfi1_rc_rcv_tid_rdma_write_req for the request resent after its RNR NAK:
+// "The resent request which was previously RNR NAK'd is inserted at the
+// location of the original request" and "brought back to life".
+void ResendWriteRequest(rvt_qp* qp) __must_hold(&qp->s_lock) {
+  hfi1_qp_priv* qpriv = qp->priv;
+  const u32 size = rvt_size_atomic(ib_to_rvt(qp->ibqp.device));
+  qp->r_head_ack_queue = qp->r_head_ack_queue ? qp->r_head_ack_queue - 1 : size;
+  u32 next = qp->r_head_ack_queue + 1;
+  if (next > size) next = 0;
+  rvt_ack_entry* e = &qp->s_ack_queue[qp->r_head_ack_queue];
+  qp->r_nak_state = 0;
+  qp->s_nak_state = 0;
+  qpriv->rnr_nak_state = TID_RNR_NAK_INIT;
+  qp->r_psn = e->lpsn + 1;
+  qp->r_head_ack_queue = next;
+  qpriv->r_tid_head = qp->r_head_ack_queue;
+}
+
+}  // namespace
+
+// The receive path holds r_lock, then s_lock (hfi1_ib_rcv, then the handler).
 int caller_write_alloc_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
                                CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_qp_priv* qpriv = qp->priv;
-  tid_rdma_request* req = &qpriv->model_ack->tid_req;
   unsigned long flags;
-  int ret = 0;
-  spin_lock_irqsave(&qp->s_lock, flags);
-  if (qpriv->alloc_w_segs >= TID_RDMA_MAX_WRITE_SEGS_PER_REQ) {
-    ret = -EBUSY;  // "Can allocate only a maximum of local->max_write for a QP"
-  } else if (qpriv->sync_pt && qpriv->alloc_w_segs) {
-    ret = -EBUSY;  // "Don't allocate at a sync point with data packets pending"
-  } else if (qpriv->sync_pt) {
-    // "All data received at the sync point, continue"
-    hfi1_kern_clear_hw_flow(qpriv->rcd, qp);
-    qpriv->sync_pt = false;
+  spin_lock_irqsave(&qp->r_lock, flags);
+  spin_lock(&qp->s_lock);
+  const WriteBefore before = BeforeWrite(qp);
+  bool intr_ctx = true;
+  if (qpriv->rnr_nak_state != TID_RNR_NAK_INIT) {
+    if (qpriv->rnr_nak_state == TID_RNR_NAK_SEND) SendRnrNak(qp);
+    ResendWriteRequest(qp);
+  } else if (!WriteRequestOpen(qpriv->model_ack->tid_req)) {
+    ReceiveWriteRequest(qp, pset_pages, psets);
+  } else {
+    intr_ctx = false;  // the send engine: hfi1_build_tid_rdma_write_resp
   }
-  // "Allocate flow if we don't have one"
-  if (ret == 0 && qpriv->flow_state.index >= RXE_NUM_TID_FLOWS &&
-      hfi1_kern_setup_hw_flow(qpriv->rcd, qp) != 0) {
-    ret = -EAGAIN;
-  }
-  if (ret == 0 &&
-      qpriv->flow_state.psn + NextSegmentPackets(qp, *req, pset_pages, psets) >
-          MAX_TID_FLOW_PSN - 1) {
-    qpriv->sync_pt = true;  // "We are at a sync point if we run out of KDETH PSN space."
-    ret = -EBUSY;
-  }
-  if (ret == 0) {
-    ret = ExpRcvSetup(req, pset_pages, psets);
-    if (ret == 0) ++qpriv->alloc_w_segs;
-  }
-  if (observer != nullptr) {
-    ObserveWithSLock(observer, qp, CallerOp::kWriteAllocSegment, psets, ret);
-  }
-  spin_unlock_irqrestore(&qp->s_lock, flags);
+  hfi1_tid_write_alloc_resources(qp, intr_ctx);
+  const int ret = AfterWrite(qp, before, observer, CallerOp::kWriteAllocSegment, 0);
+  spin_unlock(&qp->s_lock);
+  spin_unlock_irqrestore(&qp->r_lock, flags);
   return ret;
 }
 
 int caller_write_data_segment(rvt_qp* qp, CallerObserver* observer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  hfi1_qp_priv* qpriv = qp->priv;
+  tid_rdma_request* req = &qpriv->model_ack->tid_req;
   unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
+  spin_lock_irqsave(&qp->r_lock, flags);
+  spin_lock(&qp->s_lock);
   int ret = -EINVAL;
-  if (qp->priv->alloc_w_segs != 0) {
-    ret = hfi1_kern_exp_rcv_clear(&qp->priv->model_ack->tid_req);
-    if (ret == 0) --qp->priv->alloc_w_segs;
+  if (qpriv->alloc_w_segs != 0) {
+    // hfi1_rc_rcv_tid_rdma_write_data, the segment's last packet.
+    ret = hfi1_kern_exp_rcv_clear(req);
+    if (ret == 0) {
+      qpriv->alloc_w_segs--;
+      req->comp_seg++;
+      // NOT KERNEL timing: the segment's TID ACK is built at once
+      // (hfi1_build_tid_rdma_write_ack: acked_tail = clear_tail).
+      req->acked_tail = req->clear_tail;
+    }
   }
-  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kWriteDataSegment, 0, ret);
-  spin_unlock_irqrestore(&qp->s_lock, flags);
+  const WriteBefore before = BeforeWrite(qp);
+  if (ret == 0) hfi1_tid_write_alloc_resources(qp, true);
+  ret = AfterWrite(qp, before, observer, CallerOp::kWriteDataSegment, ret);
+  spin_unlock(&qp->s_lock);
+  spin_unlock_irqrestore(&qp->r_lock, flags);
   return ret;
 }
 
@@ -392,17 +503,41 @@ int caller_write_alloc_idle(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREAD
   hfi1_qp_priv* qpriv = qp->priv;
   unsigned long flags;
   spin_lock_irqsave(&qp->s_lock, flags);
-  int cleared = 0;
-  if (tid_request_has_waiting_segment(qpriv->model_ack->tid_req)) {
-    cleared = -EBUSY;  // the request still has that segment to allocate
-  } else if (qpriv->flow_state.index < RXE_NUM_TID_FLOWS && !qpriv->alloc_w_segs) {
-    // "No requests left to process ... If all data has been received, clear the flow"
-    // It does not look at the READ requester's segments ([R-10]).
-    if (read_req_pending_segments(qp) != 0) ++qpriv->model_cross_role_clears;
-    hfi1_kern_clear_hw_flow(qpriv->rcd, qp);
-    cleared = 1;
+  const WriteBefore before = BeforeWrite(qp);
+  if (qpriv->rnr_nak_state == TID_RNR_NAK_SEND) {
+    SendRnrNak(qp);  // make_rc_ack: the NAK first
+  } else {
+    hfi1_tid_write_alloc_resources(qp, false);  // hfi1_build_tid_rdma_write_resp
   }
-  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kWriteAllocIdle, 0, cleared);
+  const int freed = before.flow_index < RXE_NUM_TID_FLOWS &&
+                    qpriv->flow_state.index >= RXE_NUM_TID_FLOWS;
+  const int ret = AfterWrite(qp, before, observer, CallerOp::kWriteAllocIdle, freed);
   spin_unlock_irqrestore(&qp->s_lock, flags);
-  return cleared;
+  return ret;
+}
+
+void caller_write_req_clear_all(rvt_qp* qp, CallerObserver* observer)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  hfi1_qp_priv* qpriv = qp->priv;
+  tid_rdma_request* req = &qpriv->model_ack->tid_req;
+  unsigned long flags;
+  spin_lock_irqsave(&qp->r_lock, flags);
+  spin_lock(&qp->s_lock);
+  // hfi1_qp_kern_exp_rcv_clear_all, the ack queue's part.
+  const long freed = CIRC_CNT(req->setup_head, req->clear_tail, MAX_FLOWS);
+  while (hfi1_kern_exp_rcv_clear(req) == 0) {
+  }
+  // The QP reset's responder state (rvt_reset_qp, hfi1's qp reset): no
+  // request, nothing allocated or pending, no NAK.
+  req->total_segs = req->alloc_seg = req->comp_seg = 0;
+  req->acked_tail = req->clear_tail;
+  qpriv->alloc_w_segs = 0;
+  qpriv->sync_pt = false;
+  qpriv->rnr_nak_state = TID_RNR_NAK_INIT;
+  qpriv->model_rnr_nak_deferred = false;
+  qp->r_nak_state = qp->s_nak_state = 0;
+  qpriv->r_tid_alloc = qpriv->r_tid_head = qp->r_head_ack_queue;
+  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kWriteReqClearAll, freed, 0);
+  spin_unlock(&qp->s_lock);
+  spin_unlock_irqrestore(&qp->r_lock, flags);
 }

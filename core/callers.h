@@ -73,31 +73,47 @@
 //                                segments the ring still holds ([R-6]: their
 //                                entries are recorded as orphaned, for G5)
 //   caller_write_alloc_segment(qp, pset_pages, psets)
-//                                the WRITE responder allocating the next
-//                                segment of the TID WRITE it answers
-//                                (hfi1_tid_write_alloc_resources' resource
-//                                steps, in its order): s_lock (irq); -EBUSY at
-//                                max_write segments pending, or at a sync
-//                                point with segments pending (one with none:
-//                                hfi1_kern_clear_hw_flow, the sync point
-//                                passed); the flow if the QP owns none:
-//                                hfi1_kern_setup_hw_flow (-EAGAIN: on
-//                                flow_queue); a segment that would pass the
-//                                flow's PSN space makes a sync point: -EBUSY;
-//                                hfi1_kern_exp_rcv_setup (-EAGAIN: on
-//                                rarr_queue); 0: alloc_w_segs + 1. Retried
-//                                segments keep their pagesets, as for READ
+//                                the TID WRITE requester's packet arriving at
+//                                the QP as responder (hfi1_rc_rcv_tid_rdma_
+//                                write_req's resource part): r_lock, s_lock
+//                                (irq); if no request is open, a new one of
+//                                kModelWriteSegs segments, each laid out as
+//                                given, goes to the
+//                                ack queue; if its RNR NAK is scheduled or
+//                                sent, the NAK goes out and the request is
+//                                resent; then hfi1_tid_write_alloc_resources
+//                                (qp, intr_ctx = true). With a request open
+//                                and no NAK, the send engine's call instead
+//                                (hfi1_build_tid_rdma_write_resp: intr_ctx =
+//                                false). Returns -EAGAIN if the QP waits on a
+//                                TID queue afterwards, else 0 if it allocated
+//                                a segment, else -EBUSY (max_write, a sync
+//                                point with data pending, a scheduled RNR NAK)
 //   caller_write_data_segment(qp) a segment's last data packet arrived
-//                                (hfi1_rc_rcv_tid_rdma_write_data): s_lock ->
-//                                hfi1_kern_exp_rcv_clear, alloc_w_segs - 1;
-//                                -EINVAL if no segment is pending
-//   caller_write_alloc_idle(qp)  the allocator finds no request left to
-//                                allocate for (r_tid_alloc == r_tid_head):
-//                                s_lock; if the QP owns a flow and no WRITE
-//                                segment is pending, hfi1_kern_clear_hw_flow
-//                                (returns 1 if it cleared, else 0); -EBUSY
-//                                (nothing done) while a WRITE segment waits to
-//                                be allocated: the request is not done
+//                                (hfi1_rc_rcv_tid_rdma_write_data): r_lock,
+//                                s_lock -> hfi1_kern_exp_rcv_clear,
+//                                alloc_w_segs - 1, then
+//                                hfi1_tid_write_alloc_resources(qp, true)
+//                                (which may allocate more, reach a sync point
+//                                or free the flow); 0, or -EINVAL (nothing
+//                                done) if no segment is pending
+//   caller_write_alloc_idle(qp)  the send engine (make_rc_ack): s_lock; sends
+//                                a scheduled RNR NAK, else
+//                                hfi1_tid_write_alloc_resources(qp, false)
+//                                (hfi1_build_tid_rdma_write_resp's call: with
+//                                no request left and no data pending it frees
+//                                the flow). Returns 1 if the QP's flow was
+//                                freed, else 0
+//   caller_write_req_clear_all(qp) the QP is reset (hfi1_qp_kern_exp_rcv_
+//                                clear_all's ack queue part, then the reset's
+//                                responder state): r_lock, s_lock ->
+//                                hfi1_kern_exp_rcv_clear until the ring is
+//                                empty; no request, nothing pending, no NAK
+// Each WRITE caller's event (observer) carries the segments the allocator
+// allocated in the call as `arg`. NOT KERNEL: a request of the model's
+// requester has kModelWriteSegs segments (a 10 MiB WRITE at 256 KiB
+// segments: more than max_write, so it is allocated in turns, and enough
+// 64-page segments to use up a generation's PSNs, a sync point).
 // The segment functions run the RcvArray side (core/exp_rcv.h) on the QP's
 // one READ request (hfi1_qp_priv::model_swqe) and its one TID WRITE request
 // (model_ack). Both roles share the QP's one flow (flow_state) and its one
@@ -148,6 +164,7 @@ enum class CallerOp {
   kWriteAllocSegment,
   kWriteDataSegment,
   kWriteAllocIdle,
+  kWriteReqClearAll,
 };
 
 // "setup_hw_flow", "reserve_flow", ...: the caller's name without "caller_".
@@ -198,10 +215,12 @@ int caller_read_resp_segment(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer = nullptr);
 int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_read_req_flush_complete(rvt_qp* qp, CallerObserver* observer = nullptr);
+inline constexpr u32 kModelWriteSegs = 40;
 int caller_write_alloc_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
                                CallerObserver* observer = nullptr);
 int caller_write_data_segment(rvt_qp* qp, CallerObserver* observer = nullptr);
 int caller_write_alloc_idle(rvt_qp* qp, CallerObserver* observer = nullptr);
+void caller_write_req_clear_all(rvt_qp* qp, CallerObserver* observer = nullptr);
 // NOT KERNEL: whether the request's next segment found no TIDs and keeps
 // its pagesets for its retry (the request is not done with it). The
 // request's QP's s_lock.

@@ -10,6 +10,7 @@
 
 #include "core/bitops.h"
 #include "core/exp_rcv.h"
+#include "core/invariants.h"
 #include "core/test_model.h"
 #include "core/tid_rdma.h"
 #include "gmock/gmock.h"
@@ -52,6 +53,13 @@ class Recorder : public CallerObserver {
   }
   std::vector<Seen> seen;
 };
+
+// The invariants hold; else the violations, by id, in the failure message.
+#define ASSERT_NO_VIOLATIONS(check)                                       \
+  do {                                                                    \
+    const std::vector<flowcheck::InvariantViolation> v_ = (check);                   \
+    ASSERT_TRUE(v_.empty()) << flowcheck::FormatViolations(v_);           \
+  } while (0)
 
 std::vector<CallerOp> Ops(const std::vector<Seen>& v) {
   std::vector<CallerOp> ops;
@@ -231,72 +239,86 @@ TEST_F(CallersTest, SegmentsAdvanceThePsnAndTheBudgetForcesANewGeneration)
   EXPECT_TRUE(lock_reports_.reports().empty());
 }
 
-// The WRITE responder's segments, in hfi1_tid_write_alloc_resources' order:
-// each takes the QP's flow (set up if it owns none) and TIDs, at most
-// max_write (4) at once; its data arriving frees them; a sync point waits for
-// every pending segment, then changes the generation; with nothing left to
-// allocate, the flow is cleared.
-TEST_F(CallersTest, WriteResponderSegmentsShareTheFlowAndStopAtMaxWriteAndSyncPoints)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+// The WRITE responder runs the kernel's hfi1_tid_write_alloc_resources: a
+// request's arrival allocates max_write (4) segments ahead on the QP's flow
+// (set up if it owns none); the send engine allocates no more while they
+// are pending; each segment's data frees its TIDs and lets the next be
+// allocated. A READ of the same QP uses the same flow.
+TEST_F(CallersTest, TheWriteResponderAllocatesAheadUpToMaxWrite) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   rvt_qp* qp = model_.qp(0);
   hfi1_qp_priv* priv = qp->priv;
+  const tid_rdma_request& req = priv->model_ack->tid_req;
   const u8 pages[4] = {4, 4, 4, 4};  // 16 pages: 16 packets of 4 KiB
-  for (int i = 0; i < TID_RDMA_MAX_WRITE_SEGS_PER_REQ; ++i) {
-    ASSERT_EQ(caller_write_alloc_segment(qp, pages, 4, &rec_), 0) << i;
-  }
+  ASSERT_EQ(caller_write_alloc_segment(qp, pages, 4, &rec_), 0);
   EXPECT_LT(priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  EXPECT_EQ(req.total_segs, kModelWriteSegs);
+  EXPECT_EQ(req.alloc_seg, 4u);
   EXPECT_EQ(priv->alloc_w_segs, 4u);
   EXPECT_EQ(priv->flow_state.psn, 64u);
-  EXPECT_EQ(caller_write_alloc_segment(qp, pages, 4), -EBUSY);  // max_write
+  EXPECT_EQ(rec_.seen.back().arg, 4);
+  EXPECT_EQ(caller_write_alloc_segment(qp, pages, 4), -EBUSY);  // the send engine: max_write
   EXPECT_EQ(caller_write_alloc_idle(qp), 0);  // data pending: the flow stays
-  // A READ of the same QP uses the same flow.
   const u32 flow = priv->flow_state.index;
   ASSERT_EQ(caller_read_req_segment(qp, pages, 4), 0);
   EXPECT_EQ(priv->flow_state.index, flow);
   EXPECT_EQ(priv->flow_state.psn, 80u);
   ASSERT_EQ(caller_read_resp_segment(qp), 0);
-  for (int i = 0; i < 4; ++i) ASSERT_EQ(caller_write_data_segment(qp, &rec_), 0) << i;
-  EXPECT_EQ(caller_write_data_segment(qp), -EINVAL);  // none pending
-  EXPECT_EQ(priv->alloc_w_segs, 0u);
+  ASSERT_EQ(caller_write_data_segment(qp, &rec_), 0);  // one segment's data: the next allocated
+  EXPECT_EQ(rec_.seen.back().arg, 1);
+  EXPECT_EQ(req.alloc_seg, 5u);
+  EXPECT_EQ(req.comp_seg, 1u);
+  EXPECT_EQ(priv->alloc_w_segs, 4u);
+  EXPECT_EQ(priv->flow_state.psn, 96u);
   EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
-
-  // Run the flow's PSNs up to 2032: the next segment of 16 packets would
-  // reach 2048, so it makes a sync point instead; it passes once no segment
-  // is pending, with a new generation.
-  const u32 generation = priv->flow_state.generation;
-  while (priv->flow_state.psn + 16 <= MAX_TID_FLOW_PSN - 1) {
-    ASSERT_EQ(caller_write_alloc_segment(qp, pages, 4), 0);
-    if (priv->flow_state.psn + 16 <= MAX_TID_FLOW_PSN - 1) {
-      ASSERT_EQ(caller_write_data_segment(qp), 0);
-    }
-  }
-  EXPECT_EQ(caller_write_alloc_segment(qp, pages, 4), -EBUSY);
-  EXPECT_TRUE(priv->sync_pt);
-  EXPECT_EQ(caller_write_alloc_segment(qp, pages, 4), -EBUSY);  // one still pending
-  ASSERT_EQ(caller_write_data_segment(qp), 0);
-  ASSERT_EQ(caller_write_alloc_segment(qp, pages, 4), 0);
-  EXPECT_FALSE(priv->sync_pt);
-  EXPECT_EQ(priv->flow_state.psn, 16u);
-  EXPECT_EQ(priv->flow_state.generation, kern_flow_generation_next(generation));
-  ASSERT_EQ(caller_write_data_segment(qp), 0);
-  EXPECT_EQ(caller_write_alloc_idle(qp, &rec_), 1);
+  caller_write_req_clear_all(qp, &rec_);  // a QP reset: the request ends
+  EXPECT_EQ(priv->alloc_w_segs, 0u);
+  EXPECT_EQ(caller_write_data_segment(qp), -EINVAL);  // none pending
+  EXPECT_EQ(caller_write_alloc_idle(qp, &rec_), 1);   // no request left: the flow is freed
   EXPECT_EQ(priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
-  EXPECT_THAT(Ops(rec_.seen).back(), CallerOp::kWriteAllocIdle);
   EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
   EXPECT_TRUE(lock_reports_.reports().empty());
 }
 
-// The WRITE allocator frees the flow only when no WRITE segment is pending
-// (alloc_w_segs): the segments' data arrives on it (R7).
-TEST_F(CallersTest, TheWriteAllocatorKeepsTheFlowWhileItsSegmentsArePending) {
-  const u8 pages[4] = {4, 4, 4, 4};
-  ASSERT_EQ(caller_write_alloc_segment(model_.qp(0), pages, 4), 0);
-  EXPECT_EQ(caller_write_alloc_idle(model_.qp(0)), 0);
-  ASSERT_EQ(caller_setup_hw_flow(model_.qp(1)), 0);  // takes the lowest free flow
-  EXPECT_THAT(flowcheck::testing::Ids(model_.Check()), ::testing::IsEmpty());
-  ASSERT_EQ(caller_write_data_segment(model_.qp(0)), 0);
-  EXPECT_EQ(caller_write_alloc_idle(model_.qp(0)), 1);
-  EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
+// A request of 64-page segments uses up the flow's PSN space after 31 of
+// them: the allocator stops at the sync point until every pending segment's
+// data has arrived, then renews the flow (a new generation, psn 0) and goes
+// on; when the last segment's data arrives, with no request left, it frees
+// the flow. The invariants hold after every step (F5 included), and the flow
+// stays while any segment is pending (R7).
+TEST_F(CallersTest, AWriteRequestPassesASyncPointAndFreesTheFlowWhenAllDataArrived)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  rvt_qp* qp = model_.qp(0);
+  hfi1_qp_priv* priv = qp->priv;
+  const tid_rdma_request& req = priv->model_ack->tid_req;
+  const u8 big[16] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};  // 64 packets
+  ASSERT_EQ(caller_write_alloc_segment(qp, big, 16), 0);
+  const u32 generation = priv->flow_state.generation;
+  while (!priv->sync_pt) {
+    ASSERT_EQ(caller_write_data_segment(qp), 0);
+    ASSERT_NO_VIOLATIONS(model_.Check());
+  }
+  EXPECT_EQ(req.alloc_seg, 31u);  // 31 * 64 = 1984; one more would pass 2047
+  EXPECT_EQ(priv->flow_state.psn, 1984u);
+  while (priv->sync_pt) {
+    EXPECT_EQ(priv->flow_state.generation, generation);  // data still due on it
+    ASSERT_EQ(caller_write_data_segment(qp), 0);
+    ASSERT_NO_VIOLATIONS(model_.Check());
+  }
+  EXPECT_EQ(priv->flow_state.generation, kern_flow_generation_next(generation));
+  EXPECT_EQ(req.alloc_seg, 35u);
+  EXPECT_EQ(priv->flow_state.psn, 256u);
+  int data = 0;
+  while (caller_write_data_segment(qp) == 0) {
+    ++data;
+    ASSERT_NO_VIOLATIONS(model_.Check());
+    if (priv->alloc_w_segs != 0) {
+      ASSERT_LT(priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+    }
+  }
+  EXPECT_EQ(data, 9);
+  EXPECT_EQ(req.comp_seg, kModelWriteSegs);
+  EXPECT_EQ(priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  EXPECT_TRUE(lock_reports_.reports().empty());
 }
 
 // The WQE's flow array lives from the READ's post to its completion
@@ -328,7 +350,9 @@ TEST_F(CallersTest, AReadsFlowArrayLivesFromItsFirstSegmentToItsCompletion)
 }
 
 // A request with a segment that found no TIDs is not done: neither the READ
-// completion nor the WRITE allocator's idle path frees the flow under it.
+// completion nor the WRITE allocator frees the flow under it. From the
+// receive path the WRITE's wait schedules an RNR NAK; the send engine sends
+// it, and allocates nothing until the request is resent.
 TEST_F(CallersTest, AWaitingSegmentKeepsItsRequestOpen) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   const u8 full[16] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};  // 16 TID entries
   rvt_qp* other = model_.qp(1);
@@ -339,8 +363,16 @@ TEST_F(CallersTest, AWaitingSegmentKeepsItsRequestOpen) ABSL_NO_THREAD_SAFETY_AN
   ASSERT_EQ(caller_read_req_segment(qp, full, 16), -EAGAIN);  // on rarr_queue
   EXPECT_EQ(caller_read_req_complete(qp, &rec_), -EBUSY);
   ASSERT_EQ(caller_write_alloc_segment(qp, full, 16), -EAGAIN);
-  EXPECT_EQ(caller_write_alloc_idle(qp), -EBUSY);
+  EXPECT_EQ(qp->priv->rnr_nak_state, TID_RNR_NAK_SEND);
+  EXPECT_TRUE(qp->priv->model_rnr_nak_deferred);
+  EXPECT_EQ(qp->r_nak_state & IB_RNR_NAK, IB_RNR_NAK);
+  EXPECT_EQ(caller_write_alloc_idle(qp), 0);  // the RNR NAK goes out
+  EXPECT_EQ(qp->priv->rnr_nak_state, TID_RNR_NAK_SENT);
+  EXPECT_EQ(caller_write_alloc_idle(qp), 0);  // still no TIDs: the flow stays
   EXPECT_LT(qp->priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  ASSERT_EQ(caller_read_resp_segment(other), 0);         // 16 entries free, qp 0 woken
+  ASSERT_EQ(caller_write_alloc_segment(qp, full, 16), -EAGAIN);  // resent: its segment first,
+  EXPECT_EQ(qp->priv->model_ack->tid_req.alloc_seg, 1u);         // the next finds none
   EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
 }
 

@@ -79,6 +79,14 @@ struct flow_state {
 
 struct tid_rdma_request;
 
+// rdmavt's rvt_sge_state, as the model's segments give it: the pagesets
+// tid_rdma_find_phys_blocks_4k/8k would make of the segment's pages (those
+// helpers run verbatim in upstream/pages). `psets` entries, each 1..32 pages.
+struct rvt_sge_state {
+  const u8* pset_pages;
+  u8 psets;
+};
+
 // tid_rdma.h: one segment's resources.
 struct tid_rdma_flow {
   flow_state flow_state;
@@ -100,6 +108,11 @@ struct tid_rdma_flow {
 // a WQE's when its TID READ is posted), nullptr after
 // hfi1_kern_exp_rcv_free_flows (QP destruction; a WQE's at its completion,
 // __trdma_clean_swqe).
+// The fields after `flows` are the TID WRITE responder's
+// (hfi1_tid_write_alloc_resources): the request's length in segments, how
+// many have TIDs (alloc_seg) and how many have all their data (comp_seg),
+// the segment length, the ring's acknowledged tail, and where the request's
+// pages are (ss: the model's layout, the same for every segment).
 struct tid_rdma_request {
   rvt_qp* qp;
   hfi1_ctxtdata* rcd;
@@ -107,6 +120,13 @@ struct tid_rdma_request {
   u16 clear_tail;
   u16 n_flows;
   tid_rdma_flow* flows;
+  u16 acked_tail;
+  u32 seg_len;
+  u32 total_len;
+  u32 total_segs;
+  u32 alloc_seg;
+  u32 comp_seg;
+  rvt_sge_state ss;
 };
 
 // verbs.h: a send WQE's private part, reduced to its TID RDMA request
@@ -126,15 +146,23 @@ struct rvt_swqe {
 // (hfi1_qp_priv::model_ack).
 struct hfi1_ack_priv {
   tid_rdma_request tid_req;
+  // NOT KERNEL: the request's page layout, which tid_req.ss points at (the
+  // kernel's ss walks the request's memory region).
+  u8 model_pset_pages[TID_RDMA_MAX_PAGES];
 };
 
-// rdmavt's rvt_sge_state, as the model's segments give it: the pagesets
-// tid_rdma_find_phys_blocks_4k/8k would make of the segment's pages (those
-// helpers run verbatim in upstream/pages). `psets` entries, each 1..32 pages.
-struct rvt_sge_state {
-  const u8* pset_pages;
-  u8 psets;
+// rdmavt_qp.h: struct rvt_ack_entry, trimmed to what the WRITE responder's
+// allocator reads (the kernel's priv is void *; typed here).
+struct rvt_ack_entry {
+  u32 psn;
+  u32 lpsn;
+  u8 opcode;
+  hfi1_ack_priv* priv;
 };
+
+// verbs.h: the TID RDMA request of an ack queue entry.
+inline tid_rdma_request* ack_to_tid_req(rvt_ack_entry* e) { return &e->priv->tid_req; }
+
 
 // ---- tid_rdma.c, mirrored in core/tid_rdma_rcvarray.cc (the kernel's text
 // in upstream mode; static there, renamed and reached through
@@ -157,6 +185,49 @@ void kern_unprogram_rcv_group(tid_rdma_flow* flow, int grp_num);
 void kern_program_rcvarray(tid_rdma_flow* flow);
 // Forgets the flow's pagesets (the next setup computes them again).
 void hfi1_tid_rdma_reset_flow(tid_rdma_flow* flow);
+
+// ---- The WRITE responder's allocator (tid_rdma.c, mirrored in
+// core/tid_rdma_write.cc; the kernel's text in upstream mode).
+
+// The RNR timeout's heuristic for a QP at position N of flow_queue: (N + 1)
+// times the segments between two sync points.
+u32 hfi1_compute_tid_rdma_flow_wt(rvt_qp* qp);
+// The index of the next highest RNR timer value (rdmavt's table) to
+// `to_seg` segments' time on the port's link.
+u32 hfi1_compute_tid_rnr_timeout(rvt_qp* qp, u32 to_seg);
+// Allocates a flow and TIDs for the segments of the QP's TID WRITE requests
+// in its ack queue, [request r_tid_alloc, segment alloc_seg] onwards, up to
+// local.max_write segments pending (alloc_w_segs); stops at a sync point
+// (the flow's PSN space used up: a new generation once all data arrived),
+// a full ring, no flow (-EAGAIN: on flow_queue) or no TIDs (-EAGAIN: on
+// rarr_queue); with no request left and no data pending it frees the flow.
+// From the receive path (intr_ctx: the caller holds r_lock too) an -EAGAIN
+// schedules an RNR NAK (rnr_nak_state TID_RNR_NAK_SEND), after which it
+// allocates nothing until the request is resent. Caller holds s_lock.
+void hfi1_tid_write_alloc_resources(rvt_qp* qp, bool intr_ctx) __must_hold(&qp->s_lock);
+
+// What it calls of the rest of the driver, the model's (core/qp.cc).
+// rdmavt: the device of a QP's ib device; its ack queue holds
+// rvt_size_atomic() + 1 entries. NOT KERNEL size: the model answers one TID
+// WRITE request at a time, so two entries suffice (a request and the next).
+inline constexpr unsigned int kModelMaxRdmaAtomic = 1;
+inline hfi1_devdata* ib_to_rvt(hfi1_devdata* device) { return device; }
+inline unsigned int rvt_size_atomic(hfi1_devdata* rdi) {
+  (void)rdi;
+  return kModelMaxRdmaAtomic;
+}
+// rdmavt_qp.h: packets of `len` bytes at the QP's MTU.
+inline u32 rvt_div_round_up_mtu(rvt_qp* qp, u32 len) { return (len + qp->pmtu - 1) / qp->pmtu; }
+// rdmavt: the RNR timer table, in microseconds.
+unsigned long rvt_rnr_tbl_to_usec(u32 index);
+// hfi.h: the port's egress rate in Mb/s (speed times width).
+u32 active_egress_rate(hfi1_devdata* ppd);
+// tid_rdma.c: schedules a TID ACK (the overtaken ring); the model sets
+// RVT_S_ACK_PENDING in priv->s_flags and sends nothing (no TID send engine).
+void tid_rdma_trigger_ack(rvt_qp* qp) __must_hold(&qp->s_lock);
+// rc.h: defers the NAK to the end of the receive interrupt; the model marks
+// it (model_rnr_nak_deferred) without queueing the QP (no qp_wait_list).
+void rc_defered_ack(hfi1_ctxtdata* rcd, rvt_qp* qp) __must_hold(&qp->s_lock);
 
 // ---- The model's platform (core/exp_rcv.cc).
 

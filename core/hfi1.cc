@@ -46,6 +46,7 @@ hfi1_ctxtdata* hfi1_create_ctxtdata(hfi1_devdata* dd, u16 ctxt, u64 seed)
   if (ctxt >= dd->rcd.size()) dd->rcd.resize(ctxt + 1);
   auto rcd = std::make_unique<hfi1_ctxtdata>();
   rcd->dd = dd;
+  rcd->ppd = dd;
   rcd->ctxt = ctxt;
   rcd->random.state = seed;
   spin_lock_init(&rcd->exp_lock);

@@ -108,6 +108,7 @@ struct hfi1_rcvarray_audit {
 // hfi.h: struct hfi1_ctxtdata, a receive context.
 struct hfi1_ctxtdata {
   hfi1_devdata* dd = nullptr;
+  hfi1_devdata* ppd = nullptr;  // rcd->ppd: the model's device is its one port
   u16 ctxt = 0;
 
   spinlock_t exp_lock;
@@ -169,6 +170,9 @@ struct hfi1_devdata {
   u8 qos_shift = 0;
   std::vector<u8> qp_map;         // hfi1_get_qp_map(): (qpn >> qos_shift) -> ctxt
   workqueue_struct* hfi1_wq = nullptr;  // ppd->hfi1_wq: runs trigger_work
+  // The port's link (ppd->link_*_active), for active_egress_rate: 4 lanes of 25G.
+  u16 link_speed_active = OPA_LINK_SPEED_25G;
+  u16 link_width_active = OPA_LINK_WIDTH_4X;
   struct {
     u16 group_size = kModelRcvGroupSize;  // RcvArray entries per tid_group
   } rcv_entries;

@@ -55,6 +55,27 @@ inline constexpr int TID_RDMA_MAX_PAGES = TID_RDMA_MAX_SEGMENT_SIZE >> PAGE_SHIF
 inline constexpr int MAX_FLOWS = 8;
 inline constexpr u16 TID_RDMA_MAX_READ_SEGS_PER_REQ = 6;
 inline constexpr u16 TID_RDMA_MAX_WRITE_SEGS_PER_REQ = 4;
+inline constexpr u32 TID_RDMA_SEGMENT_SHIFT = 18;
+
+// The WRITE responder's allocator (hfi1_tid_write_alloc_resources).
+// tid_rdma_defs.h: the ack queue entry opcode of a TID RDMA WRITE request.
+inline constexpr u8 IB_OPCODE_TID_RDMA_WRITE_REQ = 0xe0;
+#define TID_OP(x) IB_OPCODE_TID_RDMA_##x
+// tid_rdma.h: qpriv->rnr_nak_state, the responder's RNR NAK of a request.
+enum { TID_RNR_NAK_INIT = 0, TID_RNR_NAK_SEND, TID_RNR_NAK_SENT };
+// tid_rdma.h: qpriv->s_flags bit (the responder checks KDETH PSNs in software).
+inline constexpr u32 HFI1_R_TID_SW_PSN = 1u << 19;
+// ib_hdrs.h / rdma/ib_pack.h: the AETH's RNR NAK code and its timer field.
+inline constexpr u8 IB_RNR_NAK = 0x20;
+inline constexpr u32 IB_AETH_CREDIT_MASK = 0x1F;
+// opa_port_info.h: the link's active speed and width (active_egress_rate).
+inline constexpr u16 OPA_LINK_SPEED_12_5G = 0x0001;
+inline constexpr u16 OPA_LINK_SPEED_25G = 0x0002;
+inline constexpr u16 OPA_LINK_WIDTH_1X = 0x0001;
+inline constexpr u16 OPA_LINK_WIDTH_2X = 0x0002;
+inline constexpr u16 OPA_LINK_WIDTH_3X = 0x0004;
+inline constexpr u16 OPA_LINK_WIDTH_4X = 0x0008;
+
 // NOT KERNEL: the model gives each context this many expected RcvArray
 // entries (the kernel: what is left after the eager entries, thousands), few
 // enough that a handful of segments exhaust them and QPs wait on rarr_queue.

@@ -56,6 +56,12 @@ rvt_qp* hfi1_model_create_qp(hfi1_devdata* dd, u32 qpn) {
   // TID_RDMA_MAX_WRITE_SEGS_PER_REQ segments (the kernel's max_write).
   qp->priv->model_ack = new hfi1_ack_priv();
   hfi1_model_init_trdma_req(&qp->priv->model_ack->tid_req, qp, TID_RDMA_MAX_WRITE_SEGS_PER_REQ);
+  // The responder's ack queue: rvt_size_atomic() + 1 entries, each with its
+  // own private part in the kernel; here all share model_ack, as the model
+  // answers one TID WRITE request at a time (core/callers.h).
+  qp->ibqp.device = dd;
+  qp->s_ack_queue = new rvt_ack_entry[rvt_size_atomic(dd) + 1]();
+  for (unsigned int i = 0; i <= rvt_size_atomic(dd); ++i) qp->s_ack_queue[i].priv = qp->priv->model_ack;
   return qp;
 }
 
@@ -95,8 +101,49 @@ void hfi1_model_free_qp(rvt_qp* qp) {
   hfi1_kern_exp_rcv_free_flows(&qp->priv->model_ack->tid_req);
   delete qp->priv->model_swqe;
   delete qp->priv->model_ack;
+  delete[] qp->s_ack_queue;
   delete qp->priv;
   delete qp;
+}
+
+// rdmavt qp.c: ib_rvt_rnr_table, the RNR timer values in microseconds.
+unsigned long rvt_rnr_tbl_to_usec(u32 index) {
+  static const u32 ib_rvt_rnr_table[32] = {
+      655360, 10,    20,    30,    40,    60,     80,     120,    160,    240,   320,
+      480,    640,   960,   1280,  1920,  2560,   3840,   5120,   7680,   10240, 15360,
+      20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520};
+  return ib_rvt_rnr_table[(index & IB_AETH_CREDIT_MASK)];
+}
+
+// hfi.h active_egress_rate().
+u32 active_egress_rate(hfi1_devdata* ppd) {
+  u16 link_speed = ppd->link_speed_active;
+  u16 link_width = ppd->link_width_active;
+  u32 egress_rate;
+
+  if (link_speed == OPA_LINK_SPEED_25G)
+    egress_rate = 25000;
+  else /* assume OPA_LINK_SPEED_12_5G */
+    egress_rate = 12500;
+
+  switch (link_width) {
+    case OPA_LINK_WIDTH_4X: egress_rate *= 4; break;
+    case OPA_LINK_WIDTH_3X: egress_rate *= 3; break;
+    case OPA_LINK_WIDTH_2X: egress_rate *= 2; break;
+    default: break; /* assume IB_WIDTH_1X */
+  }
+  return egress_rate;
+}
+
+void tid_rdma_trigger_ack(rvt_qp* qp) {
+  lockdep_assert_held(&qp->s_lock);
+  qp->priv->s_flags |= RVT_S_ACK_PENDING;  // tid_rdma_schedule_ack
+}
+
+void rc_defered_ack(hfi1_ctxtdata* rcd, rvt_qp* qp) {
+  (void)rcd;
+  lockdep_assert_held(&qp->s_lock);
+  qp->priv->model_rnr_nak_deferred = true;
 }
 
 void flush_qp_waiters(rvt_qp* qp) {

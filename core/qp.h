@@ -34,6 +34,13 @@ struct hfi1_qp_priv;
 struct hfi1_swqe_priv;
 struct hfi1_ack_priv;
 struct page;  // opaque, as in the kernel
+struct rvt_ack_entry;
+
+// ib_verbs.h: struct ib_qp, reduced to the device rdmavt finds through it
+// (ib_to_rvt(qp->ibqp.device)); the model's device stands for rdi.
+struct ib_qp {
+  hfi1_devdata* device = nullptr;
+};
 
 // include/rdma/rdmavt_qp.h: struct rvt_qp, trimmed.
 struct rvt_qp {
@@ -43,6 +50,17 @@ struct rvt_qp {
   std::atomic<int> refcount{0};             // atomic_t: can go negative on a bug
   u32 qp_num = 0;                           // qp->ibqp.qp_num
   u32 pmtu = 4096;                          // path MTU in bytes: 4096 or 8192
+  ib_qp ibqp;                               // qp->ibqp.device
+  // The responder's side (rdmavt), as hfi1_tid_write_alloc_resources and the
+  // TID WRITE request's arrival use them; s_lock. The ack queue has
+  // rvt_size_atomic() + 1 entries (core/exp_rcv.h; owned by the QP).
+  rvt_ack_entry* s_ack_queue = nullptr;
+  u8 r_head_ack_queue = 0;  // the entry the next request goes to
+  u8 r_nak_state = 0;       // a NAK (RNR: IB_RNR_NAK | timer) is scheduled
+  u8 s_nak_state = 0;       // the send side's copy of it
+  u32 r_psn = 0;            // the next PSN expected
+  u32 r_ack_psn = 0;
+  u32 s_ack_psn = 0;
   // void *priv in the kernel; typed here (the model has one driver).
   hfi1_qp_priv* priv = nullptr;
 };
@@ -63,9 +81,17 @@ struct hfi1_model_request {
   void* send_engine_arg = nullptr;
 };
 
+// tid_rdma.h: struct tid_rdma_params, trimmed to what the WRITE responder
+// reads of the local side's (max_write: segments it allocates ahead).
+struct tid_rdma_params {
+  u32 max_len = TID_RDMA_MAX_SEGMENT_SIZE;
+  u8 max_write = TID_RDMA_MAX_WRITE_SEGS_PER_REQ;
+};
+
 // tid_rdma.h: struct tid_rdma_qp_params, trimmed.
 struct tid_rdma_qp_params {
   work_struct trigger_work;  // tid_rdma_trigger_resume
+  tid_rdma_params local;
 };
 
 // iowait.h: the send side of the QP's iowait, reduced to its work item.
@@ -100,6 +126,13 @@ struct hfi1_qp_priv {
   // the flow's PSN space ran out (the next generation waits for them).
   u32 alloc_w_segs = 0;
   bool sync_pt = false;
+  u8 rnr_nak_state = TID_RNR_NAK_INIT;  // TID_RNR_NAK_SEND: allocation stops
+  u16 r_tid_head = 0;   // the ack entry after the last TID WRITE request
+  u16 r_tid_alloc = 0;  // the ack entry being allocated for
+  u32 s_flags = 0;      // hfi1's own flags (HFI1_R_TID_SW_PSN, RVT_S_ACK_PENDING)
+  // NOT KERNEL (s_lock): an RNR NAK was deferred (rc_defered_ack) and not yet
+  // sent; the kernel queues the QP on rcd->qp_wait_list for it.
+  bool model_rnr_nak_deferred = false;
   // NOT KERNEL, model audit (s_lock): times one role freed the QP's shared
   // flow while the other role had segments live on it (the READ completion
   // under WRITE segments, the WRITE allocator's idle clear under READ
@@ -148,6 +181,7 @@ void stop_send_queue(rvt_qp* qp);
 // flow layer sets none of them (the request layer, the SDMA/PIO engines and
 // rdmavt do); a test or harness sets them, under s_lock, to hold a QP's sends.
 inline constexpr u32 RVT_S_BUSY = 0x0002;
+inline constexpr u32 RVT_S_ACK_PENDING = 0x0010;
 inline constexpr u32 RVT_S_TIMER = 0x0004;
 inline constexpr u32 RVT_S_RESP_PENDING = 0x0008;
 inline constexpr u32 RVT_S_WAIT_FENCE = 0x0020;

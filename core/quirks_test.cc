@@ -90,8 +90,13 @@ TEST(R1, AReadCompletionUnderAWaitingWriteResponderReachesTheGrantPath) {
   ASSERT_EQ(caller_read_resp_segment(m.qp(0)), 0);   // frees 16 entries, wakes qp 0
   ASSERT_EQ(caller_read_req_complete(m.qp(0)), 0);   // tid_r_comp == tid_r_reqs: flow freed
   EXPECT_THAT(m.Check(), IsEmpty());
-  ASSERT_EQ(caller_write_alloc_segment(m.qp(0), full, 16), 0);  // setup, then the TIDs
-  EXPECT_THAT(m.rarr_queue_qpns(), IsEmpty());
+  // The request resent after its RNR NAK: the allocator sets up a flow,
+  // whose grant unlinks the QP from rarr_queue, then gives the waiting
+  // segment its TIDs; its next segment finds none and queues it again.
+  ASSERT_EQ(caller_write_alloc_segment(m.qp(0), full, 16), -EAGAIN);
+  EXPECT_EQ(m.priv(0)->model_ack->tid_req.alloc_seg, 1u);
+  EXPECT_THAT(m.rarr_queue_qpns(), ElementsAre(1u));
+  EXPECT_EQ(m.rarr_counters().enqueue, 2u);
   EXPECT_EQ(m.rarr_counters().dequeue, 0u);  // its removal was never counted
   EXPECT_EQ(m.flow_counters().dequeue, 1u);  // charged to flow_queue instead
   std::vector<InvariantViolation> v = m.Check();
@@ -104,7 +109,7 @@ TEST(R1, AReadCompletionUnderAWaitingWriteResponderReachesTheGrantPath) {
 
 // [R-10], the same sharing seen from the flow: the READ completion's clear
 // does not look at the WRITE responder's segments (nor does the responder's
-// idle clear look at the READ's), so a QP in both roles can lose the flow
+// allocator look at the READ's), so a QP in both roles can lose the flow
 // under a live WRITE segment, and another QP can be given that flow while the
 // segment's data is still due on it. R7 reports it as an upstream divergence.
 TEST(R10, AReadCompletionFreesTheFlowUnderALiveWriteSegment) {
@@ -117,24 +122,31 @@ TEST(R10, AReadCompletionFreesTheFlowUnderALiveWriteSegment) {
   ASSERT_EQ(caller_read_resp_segment(m.qp(0)), 0);
   ASSERT_EQ(caller_read_req_complete(m.qp(0)), 0);  // tid_r_comp == tid_r_reqs
   EXPECT_EQ(m.priv(0)->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
-  EXPECT_EQ(m.priv(0)->alloc_w_segs, 1u);  // the WRITE segment is still live
+  EXPECT_EQ(m.priv(0)->alloc_w_segs, 4u);  // the WRITE segments are still live
   ASSERT_EQ(caller_setup_hw_flow(m.qp(1)), 0);
   EXPECT_EQ(m.priv(1)->flow_state.index, flow);  // handed to another QP
   std::vector<InvariantViolation> v = m.Check();
-  EXPECT_THAT(Ids(v), ElementsAre("R7"));
+  EXPECT_THAT(Ids(v), ElementsAre("R7", "R7", "R7", "R7"));  // one per live segment
   for (const InvariantViolation& x : v) {
     EXPECT_EQ(x.severity, Severity::kUpstreamDivergence) << x.ToString();
     EXPECT_THAT(x.detail, HasSubstr("[R-10] qp 1's live WRITE segment"));
   }
-  // And the other way round: the responder's idle clear under a live READ
-  // segment.
-  ASSERT_EQ(caller_write_data_segment(m.qp(0)), 0);
-  ASSERT_EQ(caller_read_req_segment(m.qp(0), pages, 4), 0);  // a new flow
-  EXPECT_EQ(caller_write_alloc_idle(m.qp(0)), 1);
+}
+
+// And the other way round: the WRITE allocator, its request done and all
+// its data in, frees the flow ("No requests left to process ... clear the
+// flow") under a live READ segment.
+TEST(R10, TheWriteAllocatorFreesTheFlowUnderALiveReadSegment) {
+  TestModel m(1);
+  const u8 pages[4] = {4, 4, 4, 4};
+  ASSERT_EQ(caller_write_alloc_segment(m.qp(0), pages, 4), 0);
+  for (u32 i = 1; i < kModelWriteSegs; ++i) ASSERT_EQ(caller_write_data_segment(m.qp(0)), 0) << i;
+  ASSERT_EQ(caller_read_req_segment(m.qp(0), pages, 4), 0);  // on the WRITE's flow
+  ASSERT_EQ(caller_write_data_segment(m.qp(0)), 0);          // the last data: flow freed
   EXPECT_EQ(m.priv(0)->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
   const tid_rdma_request& read = m.priv(0)->model_swqe->tid_req;
   EXPECT_EQ((read.setup_head - read.clear_tail) & (MAX_FLOWS - 1), 1);  // still live
-  v = m.Check();
+  std::vector<InvariantViolation> v = m.Check();
   EXPECT_THAT(Ids(v), ElementsAre("R7"));
   EXPECT_FALSE(flowcheck::HasSeverity(v, Severity::kViolation)) << flowcheck::FormatViolations(v);
 }

@@ -64,8 +64,10 @@ void OpCheck::Check(const CallerEvent& e) {
     case CallerOp::kClearHwFlow: Clear(e); return;
     case CallerOp::kReserveFlow: BareReserve(e); return;
     case CallerOp::kReleaseFlow: BareRelease(e); return;
-    case CallerOp::kReadReqSegment:
-    case CallerOp::kWriteAllocSegment: Segment(e); return;
+    case CallerOp::kReadReqSegment: Segment(e); return;
+    case CallerOp::kWriteAllocSegment:
+    case CallerOp::kWriteDataSegment:
+    case CallerOp::kWriteAllocIdle: Write(e); return;
     case CallerOp::kGiveUpFlowWait:
       // Given up only if the flow had not been granted in the meantime.
       if (e.ret == 0) {
@@ -118,6 +120,33 @@ void OpCheck::Segment(const CallerEvent& e) {
   } else if (!no_flow && (e.ret == 0 || e.ret == -EAGAIN)) {
     CheckQueue(p_, *ctx_, where_, qp, e.ret == 0 ? 0 : 'r');
   }
+  CheckContext(p_, *ctx_, where_);
+}
+
+// The WRITE responder's allocator decides on its own whether the QP keeps,
+// frees, renews or waits for a flow, or waits for TIDs: the thread's belief
+// is what the model says afterwards. A wait for a flow is judged as a
+// setup's -EAGAIN and begins the request layer's wait (wants_flow). The
+// WRITE ops run only where no wait is open for a flow, and on rarr_queue
+// only for the WRITE's own segment (op_table.h, qp_ops.cc), so the
+// allocator never leaves the QP on rarr_queue without a flow.
+void OpCheck::Write(const CallerEvent& e) {
+  rvt_qp* qp = e.qp;
+  lockdep_assert_held(&qp->s_lock);
+  const bool owns = qp->priv->flow_state.index < RXE_NUM_TID_FLOWS;
+  const char q = QueueOf(*ctx_, qp);
+  lost_flow_ = !owns && q == 'f';
+  if (lost_flow_) {
+    wanted_flow_before_ = qp->priv->model_req.wants_flow;
+    qp->priv->model_req.wants_flow = true;
+    Judge(p_, CheckSetupResult(*ctx_, qp, -EAGAIN), where_);
+  } else if (!owns && q == 'r') {
+    FailWith(Finding{kIdQueue, absl::StrFormat("after %s, qp %u is on rarr_queue without a flow",
+                                               where_, qp->qp_num)},
+             p_->name);
+  }
+  write_state_ = !owns ? (lost_flow_ ? QpState::kWaitingFlow : QpState::kIdle)
+                       : (q == 'r' ? QpState::kOwnedRarr : QpState::kOwned);
   CheckContext(p_, *ctx_, where_);
 }
 

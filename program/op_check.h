@@ -52,6 +52,10 @@ class OpCheck : public CallerObserver {
   // the QP had lost its flow (a new generation: it waits on flow_queue, its
   // request layer wanting a flow) rather than waiting for TIDs on rarr_queue.
   bool lost_flow() const { return lost_flow_; }
+  // After a WRITE responder's call (caller_write_alloc_segment, _data_segment,
+  // _alloc_idle): the QP's state as the model left it (the allocator may have
+  // set up, freed or renewed the flow, or queued the QP for a flow or TIDs).
+  QpState write_state() const { return write_state_; }
 
  private:
   void Check(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
@@ -60,6 +64,7 @@ class OpCheck : public CallerObserver {
   void BareReserve(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
   void BareRelease(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
   void Segment(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
+  void Write(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
 
   Participant* const p_;
   ContextState* const ctx_;
@@ -68,6 +73,7 @@ class OpCheck : public CallerObserver {
   rvt_qp* head_to_wake_ = nullptr;
   bool wanted_flow_before_ = false;
   bool lost_flow_ = false;
+  QpState write_state_ = QpState::kIdle;
 };
 
 // The per-op check for an op that holds exp_lock at its end: core's F and W

@@ -15,11 +15,15 @@
 //   segment@A.N       the READ requester's next segment on slot A: N
 //                     pagesets of one page (two at an 8 KiB MTU), N even in
 //                     2..16; segment@A (N = 0): a layout drawn at random;
-//   write_alloc@A.N   the same for the TID WRITE the QP answers (the WRITE
-//                     responder's allocator); write_data@A a WRITE segment's
-//                     data arrived; write_idle@A the allocator has no request
-//                     left; read_complete@A the response that completes the
-//                     QP's last READ (core/callers.h);
+//   write_alloc@A.N   a TID WRITE request arrives at the QP as responder
+//                     (its segments laid out as segment@A.N's), or is resent
+//                     after its RNR NAK, or the send engine allocates for the
+//                     open one; write_data@A a WRITE segment's data arrived;
+//                     write_idle@A the send engine's turn (the RNR NAK, or
+//                     the allocator); each runs the kernel's
+//                     hfi1_tid_write_alloc_resources; read_complete@A the
+//                     response that completes the QP's last READ
+//                     (core/callers.h);
 //   bare_release@K    release the thread's K-th held bare flow (mod how many;
 //                     skipped if none);
 //   resync@J          a RESYNC for QP J of the run (mod the QP count), for
@@ -94,13 +98,13 @@ namespace program {
   X(BareReserve, "bare_reserve", kContextFlow, 0, 0, 0, kInSection, FLOWCHECK_CALL(ReserveFlow))  \
   X(BareRelease, "bare_release", kBareIndex, 0, 0, 0, kAfter, FLOWCHECK_CALL(ReleaseFlow))        \
   X(Resync, "resync", kQpIndex, 0, 0, 0, kBefore, FLOWCHECK_CALL(Resync))                         \
-  /* as segment, and -EBUSY (max_write, a sync point) changes nothing */                          \
+  /* hfi1_tid_write_alloc_resources under each op: any state may follow */                       \
   X(WriteAlloc, "write_alloc", kSlotPagesets, kIdle | kOwned | kRarr,                             \
-    kOwned | kRarr | kWaiting | kUnchanged, k4,                                                   \
+    kIdle | kOwned | kRarr | kWaiting | kUnchanged, k4,                                           \
     kBefore, FLOWCHECK_CALL(WriteAllocSegment))                                                   \
-  X(WriteData, "write_data", kSlot, kIdle | kOwned | kWaiting | kRarr, kUnchanged, 0,             \
-    kBefore, FLOWCHECK_CALL(WriteDataSegment))                                                    \
-  X(WriteIdle, "write_idle", kSlot, kOwned, kOwned | kIdle, 0,                                    \
+  X(WriteData, "write_data", kSlot, kIdle | kOwned, kIdle | kOwned | kRarr | kWaiting | kUnchanged,\
+    0, kBefore, FLOWCHECK_CALL(WriteDataSegment))                                                 \
+  X(WriteIdle, "write_idle", kSlot, kOwned, kIdle | kOwned | kRarr | kWaiting | kUnchanged, 0,    \
     kBefore, FLOWCHECK_CALL(WriteAllocIdle))                                                      \
   X(ReadComplete, "read_complete", kSlot, kOwned, kOwned | kIdle, 0,                              \
     kBefore, FLOWCHECK_CALL(ReadReqComplete))                                                     \

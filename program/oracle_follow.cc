@@ -192,17 +192,18 @@ bool OracleFollower::Apply(const CallerEvent& e, int q, bool* compare_ret, int64
     case CallerOp::kReadReqComplete:
       if (e.ret == 0) o.ClearHwFlow(q);
       return true;
-    case CallerOp::kWriteAllocIdle:
-      if (e.ret == 1) o.ClearHwFlow(q);
-      return true;
     // The RcvArray side, which the oracle does not model: only a call that
     // changed nothing is followed.
     case CallerOp::kReadReqSegment: return e.ret == -EBUSY;
-    case CallerOp::kReadRespSegment:
-    case CallerOp::kWriteDataSegment: return e.ret == -EINVAL;
-    case CallerOp::kReadReqClearAll: return e.arg == 0;
+    case CallerOp::kReadRespSegment: return e.ret == -EINVAL;
+    case CallerOp::kReadReqClearAll:
+    case CallerOp::kWriteReqClearAll: return e.arg == 0;
+    // The WRITE responder's allocator may set up, free or renew the flow
+    // in one call: not followed.
     case CallerOp::kReadReqFlushComplete:
-    case CallerOp::kWriteAllocSegment: return false;
+    case CallerOp::kWriteAllocSegment:
+    case CallerOp::kWriteDataSegment:
+    case CallerOp::kWriteAllocIdle: return false;
   }
   return false;
 }

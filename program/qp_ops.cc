@@ -119,23 +119,27 @@ void OpFlushRarr(Participant* p, QpSlot* s) {
   s->state = QpState::kOwned;
 }
 
-// One segment of either role: `psets` pagesets of one page (2 at an 8 KiB
-// MTU, the 8k helper's pairs); 0: a random layout of 2..16 pagesets (an
-// even count: the page helpers pad a segment to whole pairs), each of 1..4
-// pages. `call` is the role's caller (caller_read_req_segment,
-// caller_write_alloc_segment). Waiting for TIDs is the rarr wait state; for
-// a flow (a new generation, or the responder's first, none free) the flow
-// wait; -EBUSY and -EINVAL change nothing.
-void SegmentOp(Participant* p, QpSlot* s, int psets, const char* where,
-               int (*call)(rvt_qp*, const u8*, u8, CallerObserver*)) {
-  u8 pages[16];
+// A segment's layout: `psets` pagesets of one page (2 at an 8 KiB MTU, the
+// 8k helper's pairs); 0: a random layout of 2..16 pagesets (an even count:
+// the page helpers pad a segment to whole pairs), each of 1..4 pages.
+// Fills pages[0..n) and returns n.
+int DrawLayout(Participant* p, const QpSlot* s, int psets, u8 pages[16]) {
   const bool eight_k = s->qp->pmtu == 8192;
   const int n = psets != 0 ? psets : 2 * (1 + static_cast<int>(p->rng.Below(8)));
   for (int i = 0; i < n; ++i) {
     pages[i] = eight_k ? 2 : psets != 0 ? 1 : static_cast<u8>(1 + p->rng.Below(4));
   }
+  return n;
+}
+
+// The READ requester's next segment, laid out as DrawLayout says. Waiting
+// for TIDs is the rarr wait state; for a flow (a new generation, none free)
+// the flow wait; -EBUSY and -EINVAL change nothing.
+void SegmentOp(Participant* p, QpSlot* s, int psets, const char* where) {
+  u8 pages[16];
+  const int n = DrawLayout(p, s, psets, pages);
   OpCheck check(p, s->ctx, where);
-  const int ret = call(s->qp, pages, static_cast<u8>(n), &check);
+  const int ret = caller_read_req_segment(s->qp, pages, static_cast<u8>(n), &check);
   if (ret == 0) {
     p->Count(kSegmentsSetUp);
     s->state = QpState::kOwned;
@@ -152,7 +156,7 @@ void SegmentOp(Participant* p, QpSlot* s, int psets, const char* where,
 void OpSegment(Participant* p, QpSlot* s, int psets = 0) {
   p->doing.store("segment (s_lock -> setup_hw_flow, hfi1_kern_exp_rcv_setup)",
                  std::memory_order_relaxed);
-  SegmentOp(p, s, psets, "segment", &caller_read_req_segment);
+  SegmentOp(p, s, psets, "segment");
 }
 
 // Whether the QP's next segment waited for TIDs (its pagesets are computed
@@ -171,14 +175,29 @@ void OpSegmentDone(Participant* p, QpSlot* s) {
   if (caller_read_resp_segment(s->qp, &check) == 0) p->Count(kSegmentsCleared);
 }
 
-// The WRITE responder's allocator on the TID WRITE the QP answers: it sets
-// up a flow if the QP owns none (an idle QP too); -EBUSY: max_write, a sync
-// point, or no flow after the READ side freed it under live WRITE segments
-// ([R-10]).
+// The WRITE responder's ops: each runs hfi1_tid_write_alloc_resources as
+// one of its kernel callers does, which may allocate segments, set up,
+// free or renew the flow, or queue the QP; the thread then believes what
+// the model says (OpCheck::write_state). A wait for a flow that began here
+// is counted as a setup's (the no-lost-wakeup pairing).
+void WriteOp(Participant* p, QpSlot* s, OpCheck* check, int ret) {
+  if (check->lost_flow()) p->Count(kSetupEagain);
+  if (ret == 0 && check->write_state() != QpState::kWaitingFlow) p->Count(kSegmentsSetUp);
+  s->state = check->write_state();
+}
+
+// A TID WRITE request arrives (a new one: `psets` pagesets per segment, 0:
+// a random layout, as SegmentOp draws it; or the one resent after its RNR
+// NAK), or with one open the send engine allocates for it.
 void OpWriteAlloc(Participant* p, QpSlot* s, int psets = 0) {
-  p->doing.store("write alloc (s_lock -> setup_hw_flow, hfi1_kern_exp_rcv_setup)",
+  p->doing.store("write alloc (r_lock, s_lock -> hfi1_tid_write_alloc_resources)",
                  std::memory_order_relaxed);
-  SegmentOp(p, s, psets, "write alloc", &caller_write_alloc_segment);
+  u8 pages[16];
+  const int n = DrawLayout(p, s, psets, pages);
+  OpCheck check(p, s->ctx, "write alloc");
+  const int ret = caller_write_alloc_segment(s->qp, pages, static_cast<u8>(n), &check);
+  if (ret == -EAGAIN && !check.lost_flow()) p->Count(kSegmentsQueued);
+  WriteOp(p, s, &check, ret);
 }
 
 // Whether the QP's next WRITE segment waited for TIDs (see SegmentQueued).
@@ -186,12 +205,15 @@ bool WriteQueued(const QpSlot* s) {
   return tid_request_has_waiting_segment(s->qp->priv->model_ack->tid_req);
 }
 
-// A WRITE segment's last data packet arrived: its TIDs are freed (nothing if
-// none is pending).
+// A WRITE segment's last data packet arrived: its TIDs are freed, then the
+// allocator runs (nothing if no segment is pending).
 void OpWriteData(Participant* p, QpSlot* s) {
-  p->doing.store("write data (s_lock -> hfi1_kern_exp_rcv_clear)", std::memory_order_relaxed);
+  p->doing.store("write data (r_lock, s_lock -> hfi1_kern_exp_rcv_clear, alloc_resources)",
+                 std::memory_order_relaxed);
   OpCheck check(p, s->ctx, "write data");
-  if (caller_write_data_segment(s->qp, &check) == 0) p->Count(kSegmentsCleared);
+  const int ret = caller_write_data_segment(s->qp, &check);
+  if (ret == 0) p->Count(kSegmentsCleared);
+  WriteOp(p, s, &check, -EBUSY);
 }
 
 // The flow-freeing completions of the two roles: the READ response that
@@ -207,13 +229,15 @@ void OpReadComplete(Participant* p, QpSlot* s) {
   }
 }
 
+// The send engine: a scheduled RNR NAK goes out, else the allocator runs
+// for the open request (with none left and no data pending it frees the
+// flow).
 void OpWriteIdle(Participant* p, QpSlot* s) {
-  p->doing.store("write idle (s_lock -> hfi1_kern_clear_hw_flow)", std::memory_order_relaxed);
+  p->doing.store("write idle (s_lock -> hfi1_tid_write_alloc_resources)",
+                 std::memory_order_relaxed);
   OpCheck check(p, s->ctx, "write idle");
-  if (caller_write_alloc_idle(s->qp, &check) == 1) {
-    p->Count(kReleases);
-    s->state = QpState::kIdle;
-  }
+  if (caller_write_alloc_idle(s->qp, &check) == 1) p->Count(kReleases);
+  WriteOp(p, s, &check, -EBUSY);
 }
 
 // The request ends (hfi1_qp_kern_exp_rcv_clear_all at a QP reset): the TIDs
@@ -222,8 +246,7 @@ void ClearSegments(Participant* p, QpSlot* s) {
   OpCheck segments(p, s->ctx, "release's segments");
   caller_read_req_clear_all(s->qp, &segments);
   OpCheck data(p, s->ctx, "release's WRITE segments");
-  while (caller_write_data_segment(s->qp, &data) == 0) {
-  }
+  caller_write_req_clear_all(s->qp, &data);
 }
 
 void OpResyncAck(Participant* p, QpSlot* s) {

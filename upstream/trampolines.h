@@ -64,6 +64,10 @@ static void upstream_granted_dequeue_tid_waiter(struct hfi1_ctxtdata *rcd,
   hfi1_granted_dequeue_tid_waiter(&upstream_dequeue_tid_waiter, rcd, queue, qp);
 }
 
+static u32 upstream_r11_position_in_queue(struct hfi1_qp_priv *qpriv, struct tid_queue *queue) {
+  return hfi1_r11_position_in_queue(&upstream_position_in_queue, qpriv, queue);
+}
+
 // ---- core/tid_rdma.h, flows and generations -------------------------------
 
 u32 mask_generation(u32 a) { return upstream_mask_generation(a); }
@@ -134,6 +138,17 @@ void hfi1_kern_exp_rcv_free_flows(struct tid_rdma_request *req) {
 }
 void __trdma_clean_swqe(struct rvt_qp *qp, struct rvt_swqe *wqe) {
   upstream___trdma_clean_swqe(qp, wqe);
+}
+
+// The WRITE responder's allocator (core/exp_rcv.h).
+u32 hfi1_compute_tid_rdma_flow_wt(struct rvt_qp *qp) {
+  return upstream_hfi1_compute_tid_rdma_flow_wt(qp);
+}
+u32 hfi1_compute_tid_rnr_timeout(struct rvt_qp *qp, u32 to_seg) {
+  return upstream_hfi1_compute_tid_rnr_timeout(qp, to_seg);
+}
+void hfi1_tid_write_alloc_resources(struct rvt_qp *qp, bool intr_ctx) {
+  upstream_hfi1_tid_write_alloc_resources(qp, intr_ctx);
 }
 
 void hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd) ABSL_NO_THREAD_SAFETY_ANALYSIS {

@@ -57,6 +57,12 @@
 #define hfi1_do_send diffmodel_hfi1_do_send
 #define _hfi1_do_send diffmodel__hfi1_do_send
 #define hfi1_model_send_engine diffmodel_hfi1_model_send_engine
+// core/exp_rcv.h, the WRITE responder's platform (the allocator itself,
+// hfi1_tid_write_alloc_resources, is shared like the RcvArray side below)
+#define rvt_rnr_tbl_to_usec diffmodel_rvt_rnr_tbl_to_usec
+#define active_egress_rate diffmodel_active_egress_rate
+#define tid_rdma_trigger_ack diffmodel_tid_rdma_trigger_ack
+#define rc_defered_ack diffmodel_rc_defered_ack
 
 // core/hfi1.h
 #define get_random_u32 diffmodel_get_random_u32
@@ -91,6 +97,7 @@
 #define caller_write_alloc_segment diffmodel_caller_write_alloc_segment
 #define caller_write_data_segment diffmodel_caller_write_data_segment
 #define caller_write_alloc_idle diffmodel_caller_write_alloc_idle
+#define caller_write_req_clear_all diffmodel_caller_write_req_clear_all
 #define write_req_pending_segments diffmodel_write_req_pending_segments
 #define tid_request_has_waiting_segment diffmodel_tid_request_has_waiting_segment
 

@@ -30,6 +30,11 @@ map hfi2_put_tid hfi1_put_tid
 map hfi2_wait_kmem hfi1_wait_kmem
 map hfi2_tid_rdma_reset_flow hfi1_tid_rdma_reset_flow
 map trace_hfi2_* trace_hfi1_*
+# The TID WRITE responder's allocator and its RNR timeout helpers (hfi2's
+# text names them hfi2_tid_write_alloc_resources, ...), and the flag it clears.
+map hfi2_tid_write_alloc_resources hfi1_tid_write_alloc_resources
+map hfi2_compute_tid_* hfi1_compute_tid_*
+map HFI2_R_TID_SW_PSN HFI1_R_TID_SW_PSN
 # The device's work queue: hfi2 keeps it in the device (dd->hfi2_wq), hfi1
 # in the port (ppd->hfi1_wq); the model's device is its one port.
 map hfi2_wq hfi1_wq

@@ -25,6 +25,7 @@
 #include "core/exp_rcv.h"
 #include "core/hfi1.h"
 #include "core/hfi1_constants.h"
+#include "core/known_races.h"
 #include "core/list.h"
 #include "core/model_audit.h"
 #include "core/qp.h"
@@ -49,6 +50,10 @@ template <typename... A> inline void trace_hfi1_tid_flow_alloc(A &&...) {}
 template <typename... A> inline void trace_hfi1_tid_node_add(A &&...) {}
 template <typename... A> inline void trace_hfi1_msg_alloc_tids(A &&...) {}
 template <typename... A> inline void trace_hfi1_tid_entry_alloc(A &&...) {}
+// The WRITE responder's allocator's.
+template <typename... A> inline void trace_hfi1_rsp_tid_write_alloc_res(A &&...) {}
+template <typename... A> inline void trace_hfi1_tid_write_rsp_alloc_res(A &&...) {}
+template <typename... A> inline void trace_hfi1_tid_req_write_alloc_res(A &&...) {}
 
 // tid_rdma_schedule_tid_wakeup() finds the work queue through the QP's port:
 //   ibp = to_iport(qp->ibqp.device, qp->port_num); ppd = ppd_from_ibp(ibp);
@@ -102,6 +107,9 @@ static void upstream_audited_kern_clear_hw_flow(struct hfi1_ctxtdata *rcd, u32 f
 static void upstream_granted_dequeue_tid_waiter(struct hfi1_ctxtdata *rcd,
                                                 struct tid_queue *queue, struct rvt_qp *qp)
     __must_hold(&rcd->exp_lock) __must_hold(&qp->s_lock);
+// hfi1_tid_write_alloc_resources reads a queue's dequeue counter
+// without exp_lock (core/known_races.h: hidden from TSan unless asked for).
+static u32 upstream_r11_position_in_queue(struct hfi1_qp_priv *qpriv, struct tid_queue *queue);
 // W5: every list_del_init of the kernel's text (dequeue_tid_waiter,
 // _tid_rdma_flush_wait) is the removal of a QP's tid_wait node from a TID
 // queue, under exp_lock, charged to the function's `queue` ([R-1] when it is
