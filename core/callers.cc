@@ -446,15 +446,32 @@ void ResendWriteRequest(rvt_qp* qp) __must_hold(&qp->s_lock) {
   qpriv->r_tid_head = qp->r_head_ack_queue;
 }
 
+// The receive path's locks: r_lock (irqsave), then s_lock (hfi1_ib_rcv takes
+// r_lock around the packet handler, which takes s_lock).
+class ReceivePathLocks {
+ public:
+  explicit ReceivePathLocks(rvt_qp* qp) ABSL_NO_THREAD_SAFETY_ANALYSIS : qp_(qp) {
+    spin_lock_irqsave(&qp->r_lock, flags_);
+    spin_lock(&qp->s_lock);
+  }
+  ~ReceivePathLocks() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    spin_unlock(&qp_->s_lock);
+    spin_unlock_irqrestore(&qp_->r_lock, flags_);
+  }
+  ReceivePathLocks(const ReceivePathLocks&) = delete;
+  ReceivePathLocks& operator=(const ReceivePathLocks&) = delete;
+
+ private:
+  rvt_qp* const qp_;
+  unsigned long flags_ = 0;
+};
+
 }  // namespace
 
-// The receive path holds r_lock, then s_lock (hfi1_ib_rcv, then the handler).
 int caller_write_alloc_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
                                CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_qp_priv* qpriv = qp->priv;
-  unsigned long flags;
-  spin_lock_irqsave(&qp->r_lock, flags);
-  spin_lock(&qp->s_lock);
+  ReceivePathLocks locks(qp);
   const WriteBefore before = BeforeWrite(qp);
   bool intr_ctx = true;
   if (qpriv->rnr_nak_state != TID_RNR_NAK_INIT) {
@@ -466,19 +483,14 @@ int caller_write_alloc_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
     intr_ctx = false;  // the send engine: hfi1_build_tid_rdma_write_resp
   }
   hfi1_tid_write_alloc_resources(qp, intr_ctx);
-  const int ret = AfterWrite(qp, before, observer, CallerOp::kWriteAllocSegment, 0);
-  spin_unlock(&qp->s_lock);
-  spin_unlock_irqrestore(&qp->r_lock, flags);
-  return ret;
+  return AfterWrite(qp, before, observer, CallerOp::kWriteAllocSegment, 0);
 }
 
 int caller_write_data_segment(rvt_qp* qp, CallerObserver* observer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_qp_priv* qpriv = qp->priv;
   tid_rdma_request* req = &qpriv->model_ack->tid_req;
-  unsigned long flags;
-  spin_lock_irqsave(&qp->r_lock, flags);
-  spin_lock(&qp->s_lock);
+  ReceivePathLocks locks(qp);
   int ret = -EINVAL;
   if (qpriv->alloc_w_segs != 0) {
     // hfi1_rc_rcv_tid_rdma_write_data, the segment's last packet.
@@ -493,10 +505,7 @@ int caller_write_data_segment(rvt_qp* qp, CallerObserver* observer)
   }
   const WriteBefore before = BeforeWrite(qp);
   if (ret == 0) hfi1_tid_write_alloc_resources(qp, true);
-  ret = AfterWrite(qp, before, observer, CallerOp::kWriteDataSegment, ret);
-  spin_unlock(&qp->s_lock);
-  spin_unlock_irqrestore(&qp->r_lock, flags);
-  return ret;
+  return AfterWrite(qp, before, observer, CallerOp::kWriteDataSegment, ret);
 }
 
 int caller_write_alloc_idle(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
@@ -520,9 +529,7 @@ void caller_write_req_clear_all(rvt_qp* qp, CallerObserver* observer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_qp_priv* qpriv = qp->priv;
   tid_rdma_request* req = &qpriv->model_ack->tid_req;
-  unsigned long flags;
-  spin_lock_irqsave(&qp->r_lock, flags);
-  spin_lock(&qp->s_lock);
+  ReceivePathLocks locks(qp);
   // hfi1_qp_kern_exp_rcv_clear_all, the ack queue's part.
   const long freed = CIRC_CNT(req->setup_head, req->clear_tail, MAX_FLOWS);
   while (hfi1_kern_exp_rcv_clear(req) == 0) {
@@ -538,6 +545,4 @@ void caller_write_req_clear_all(rvt_qp* qp, CallerObserver* observer)
   qp->r_nak_state = qp->s_nak_state = 0;
   qpriv->r_tid_alloc = qpriv->r_tid_head = qp->r_head_ack_queue;
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kWriteReqClearAll, freed, 0);
-  spin_unlock(&qp->s_lock);
-  spin_unlock_irqrestore(&qp->r_lock, flags);
 }
