@@ -529,7 +529,8 @@ void caller_write_req_clear_all(rvt_qp* qp, CallerObserver* observer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_qp_priv* qpriv = qp->priv;
   tid_rdma_request* req = &qpriv->model_ack->tid_req;
-  ReceivePathLocks locks(qp);
+  unsigned long flags;
+  spin_lock_irqsave(&qp->s_lock, flags);  // as caller_read_req_clear_all
   // hfi1_qp_kern_exp_rcv_clear_all, the ack queue's part.
   const long freed = CIRC_CNT(req->setup_head, req->clear_tail, MAX_FLOWS);
   while (hfi1_kern_exp_rcv_clear(req) == 0) {
@@ -545,4 +546,5 @@ void caller_write_req_clear_all(rvt_qp* qp, CallerObserver* observer)
   qp->r_nak_state = qp->s_nak_state = 0;
   qpriv->r_tid_alloc = qpriv->r_tid_head = qp->r_head_ack_queue;
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kWriteReqClearAll, freed, 0);
+  spin_unlock_irqrestore(&qp->s_lock, flags);
 }

@@ -104,9 +104,10 @@
 //                                no request left and no data pending it frees
 //                                the flow). Returns 1 if the QP's flow was
 //                                freed, else 0
-//   caller_write_req_clear_all(qp) the QP is reset (hfi1_qp_kern_exp_rcv_
-//                                clear_all's ack queue part, then the reset's
-//                                responder state): r_lock, s_lock ->
+//   caller_write_req_clear_all(qp) the request ends, as at a QP reset
+//                                (hfi1_qp_kern_exp_rcv_clear_all's ack queue
+//                                part, then the reset's responder state):
+//                                s_lock (as caller_read_req_clear_all) ->
 //                                hfi1_kern_exp_rcv_clear until the ring is
 //                                empty; no request, nothing pending, no NAK
 // Each WRITE caller's event (observer) carries the segments the allocator
