@@ -126,6 +126,7 @@ struct hfi1_qp_priv {
   // the flow's PSN space ran out (the next generation waits for them).
   u32 alloc_w_segs = 0;
   bool sync_pt = false;
+  // Its RNR NAK and ack queue position, also s_lock:
   u8 rnr_nak_state = TID_RNR_NAK_INIT;  // TID_RNR_NAK_SEND: allocation stops
   u16 r_tid_head = 0;   // the ack entry after the last TID WRITE request
   u16 r_tid_alloc = 0;  // the ack entry being allocated for
@@ -181,9 +182,9 @@ void stop_send_queue(rvt_qp* qp);
 // flow layer sets none of them (the request layer, the SDMA/PIO engines and
 // rdmavt do); a test or harness sets them, under s_lock, to hold a QP's sends.
 inline constexpr u32 RVT_S_BUSY = 0x0002;
-inline constexpr u32 RVT_S_ACK_PENDING = 0x0010;
 inline constexpr u32 RVT_S_TIMER = 0x0004;
 inline constexpr u32 RVT_S_RESP_PENDING = 0x0008;
+inline constexpr u32 RVT_S_ACK_PENDING = 0x0010;
 inline constexpr u32 RVT_S_WAIT_FENCE = 0x0020;
 inline constexpr u32 RVT_S_WAIT_RDMAR = 0x0040;
 inline constexpr u32 RVT_S_WAIT_RNR = 0x0080;
