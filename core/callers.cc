@@ -7,24 +7,40 @@
 #include <cstdlib>
 
 #include "core/bitops.h"
+#include "core/callers_internal.h"
 #include "core/exp_rcv.h"
 #include "core/tid_rdma.h"
 #include "lockcheck/lockdep.h"
 
-namespace {
+using callers_internal::ObserveWithSLock;
+using callers_internal::PendingSegments;
 
-// For callers whose flow-layer function took and dropped exp_lock itself:
-// takes it again for the observer, s_lock still held (so IRQs are off and a
-// plain spin_lock is the kernel's way).
-void ObserveWithSLock(CallerObserver* observer, rvt_qp* qp, CallerOp op, long arg, int ret)
-    __must_hold(&qp->s_lock) {
+namespace callers_internal {
+
+void ObserveWithSLock(CallerObserver* observer, rvt_qp* qp, CallerOp op, long arg, int ret) {
   hfi1_ctxtdata* rcd = qp->priv->rcd;
   spin_lock(&rcd->exp_lock);
   observer->UnderLock(rcd, CallerEvent{op, qp, arg, ret});
   spin_unlock(&rcd->exp_lock);
 }
 
-}  // namespace
+int PendingSegments(const tid_rdma_request& req) {
+  return (req.setup_head - req.clear_tail) & (MAX_FLOWS - 1);
+}
+
+FlowBefore FlowOf(const rvt_qp* qp) {
+  return FlowBefore{qp->priv->flow_state.index, qp->priv->flow_state.generation};
+}
+
+void AuditCrossRoleClear(rvt_qp* qp, const FlowBefore& before, int other_pending) {
+  const tid_flow_state& fs = qp->priv->flow_state;
+  if (before.index < RXE_NUM_TID_FLOWS &&
+      (fs.index != before.index || fs.generation != before.generation) && other_pending != 0) {
+    ++qp->priv->model_cross_role_clears;
+  }
+}
+
+}  // namespace callers_internal
 
 const char* CallerOpName(CallerOp op) {
   switch (op) {
@@ -42,7 +58,6 @@ const char* CallerOpName(CallerOp op) {
     case CallerOp::kReadReqSegment: return "read_req_segment";
     case CallerOp::kReadRespSegment: return "read_resp_segment";
     case CallerOp::kReadReqClearAll: return "read_req_clear_all";
-    case CallerOp::kReadReqComplete: return "read_req_complete";
     case CallerOp::kReadReqFlushComplete: return "read_req_flush_complete";
     case CallerOp::kWriteAllocSegment: return "write_alloc_segment";
     case CallerOp::kWriteDataSegment: return "write_data_segment";
@@ -200,141 +215,11 @@ void caller_release_flow(hfi1_ctxtdata* rcd, int idx, CallerObserver* observer) 
   spin_unlock_irqrestore(&rcd->exp_lock, flags);
 }
 
-namespace {
-
-int PendingSegments(const tid_rdma_request& req) {
-  return (req.setup_head - req.clear_tail) & (MAX_FLOWS - 1);
-}
-
-// rvt_div_round_up_mtu(qp, len) of the request's next segment: a segment
-// that waited for TIDs is retried with its pagesets as they were computed
-// (hfi1_kern_exp_rcv_setup: "called again with previous arguments"),
-// whatever `pset_pages` says now; its length is theirs.
-u32 NextSegmentPackets(const rvt_qp* qp, const tid_rdma_request& req, const u8* pset_pages,
-                       u8 psets) {
-  u32 pages = 0;
-  if (tid_request_has_waiting_segment(req)) {
-    const tid_rdma_flow& next = req.flows[req.setup_head];
-    for (int i = 0; i < next.npagesets; ++i) pages += next.pagesets[i].count;
-  } else {
-    for (int i = 0; i < psets; ++i) pages += pset_pages[i];
-  }
-  return ((pages << PAGE_SHIFT) + qp->pmtu - 1) / qp->pmtu;
-}
-
-// hfi1_kern_exp_rcv_setup of the request's next segment, laid out as given
-// (the pages the kernel's sge would map to).
-int ExpRcvSetup(tid_rdma_request* req, const u8* pset_pages, u8 psets)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  rvt_sge_state ss{pset_pages, psets};
-  bool last = false;
-  return hfi1_kern_exp_rcv_setup(req, &ss, &last);
-}
-
-}  // namespace
-
 bool tid_request_has_waiting_segment(const tid_rdma_request& req) {
   return req.flows != nullptr && req.flows[req.setup_head].npagesets != 0;
 }
 
-int read_req_pending_segments(rvt_qp* qp) { return PendingSegments(qp->priv->model_swqe->tid_req); }
-
 int write_req_pending_segments(rvt_qp* qp) { return PendingSegments(qp->priv->model_ack->tid_req); }
-
-// The segment callers hold qp->s_lock; the request's qp is that QP, which
-// the analysis cannot see (hfi1_kern_exp_rcv_* assert s_lock at run time).
-int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
-                            CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  hfi1_qp_priv* qpriv = qp->priv;
-  tid_rdma_request* req = &qpriv->model_swqe->tid_req;
-  unsigned long flags;
-  int ret = 0;
-  spin_lock_irqsave(&qp->s_lock, flags);
-  // A READ posted after the last one completed gets its flow array
-  // (setup_tid_rdma_wqe, at post time, in the data path).
-  if (hfi1_kern_exp_rcv_alloc_flows(req, GFP_ATOMIC) != 0) ret = -ENOMEM;
-  const u32 npkts = NextSegmentPackets(qp, *req, pset_pages, psets);
-  if (ret == 0 && qpriv->flow_state.psn + npkts > MAX_TID_FLOW_PSN - 1) {
-    // TID_REQUEST_SYNC: with segments in flight the kernel waits for them
-    // (pending_tid_r_segs); then it frees the flow for a new generation.
-    if (read_req_pending_segments(qp) != 0) {
-      ret = -EBUSY;
-    } else {
-      hfi1_kern_clear_hw_flow(qpriv->rcd, qp);
-    }
-  }
-  if (ret == 0 && hfi1_kern_setup_hw_flow(qpriv->rcd, qp) != 0) ret = -EAGAIN;
-  if (ret == 0) ret = ExpRcvSetup(req, pset_pages, psets);
-  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqSegment, psets, ret);
-  spin_unlock_irqrestore(&qp->s_lock, flags);
-  return ret;
-}
-
-int caller_read_resp_segment(rvt_qp* qp, CallerObserver* observer)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
-  tid_rdma_request* req = &qp->priv->model_swqe->tid_req;
-  // A completed READ (its flow array freed) has no response to come.
-  const int ret = req->flows != nullptr ? hfi1_kern_exp_rcv_clear(req) : -EINVAL;
-  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadRespSegment, 0, ret);
-  spin_unlock_irqrestore(&qp->s_lock, flags);
-  return ret;
-}
-
-void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
-  tid_rdma_request* req = &qp->priv->model_swqe->tid_req;
-  long freed = 0;  // for the observer: a call that freed nothing changed nothing
-  if (req->flows != nullptr) {
-    freed = CIRC_CNT(req->setup_head, req->clear_tail, MAX_FLOWS);
-    hfi1_kern_exp_rcv_clear_all(req);
-  }
-  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqClearAll, freed, 0);
-  spin_unlock_irqrestore(&qp->s_lock, flags);
-}
-
-int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
-  int ret = -EBUSY;
-  // A READ with a segment in flight or one not yet sent is not complete.
-  if (read_req_pending_segments(qp) == 0 &&
-      !tid_request_has_waiting_segment(qp->priv->model_swqe->tid_req)) {
-    // "Clear the hw flow under two conditions: ... 2. Current request is
-    // completed and there are no more requests." (tid_r_comp == tid_r_reqs)
-    // It does not look at the WRITE responder's segments ([R-10]).
-    if (qp->priv->flow_state.index < RXE_NUM_TID_FLOWS && write_req_pending_segments(qp) != 0) {
-      ++qp->priv->model_cross_role_clears;
-    }
-    hfi1_kern_clear_hw_flow(qp->priv->rcd, qp);
-    // The WQE completes (rc.c's completion: trdma_clean_swqe): its flow
-    // array is freed; the next READ allocates one again.
-    rvt_swqe wqe{qp->priv->model_swqe};
-    trdma_clean_swqe(qp, &wqe);
-    ret = 0;
-  }
-  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqComplete, 0, ret);
-  spin_unlock_irqrestore(&qp->s_lock, flags);
-  return ret;
-}
-
-void caller_read_req_flush_complete(rvt_qp* qp, CallerObserver* observer)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
-  // NOT KERNEL, model audit: the entries the ring's set-up segments hold,
-  // which no one can clear once the flow array is gone ([R-6]).
-  qp->priv->rcd->rcvarray_audit.orphaned_entries.fetch_add(
-      tid_request_held_entries(qp->priv->model_swqe->tid_req), std::memory_order_relaxed);
-  // "We are in the error state, flush the work request."
-  rvt_swqe wqe{qp->priv->model_swqe};
-  trdma_clean_swqe(qp, &wqe);
-  if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqFlushComplete, 0, 0);
-  spin_unlock_irqrestore(&qp->s_lock, flags);
-}
 
 // ---- The TID WRITE responder (hfi1_tid_write_alloc_resources, run as the
 // kernel's three callers run it).
@@ -349,14 +234,12 @@ bool WriteRequestOpen(const tid_rdma_request& req) { return req.comp_seg < req.t
 // What a WRITE caller reads of the QP around its call, for its result and
 // the [R-10] audit.
 struct WriteBefore {
-  u8 flow_index;
-  u32 generation;
+  callers_internal::FlowBefore flow;
   u32 alloc_w_segs;
 };
 
 WriteBefore BeforeWrite(rvt_qp* qp) __must_hold(&qp->s_lock) {
-  const hfi1_qp_priv* qpriv = qp->priv;
-  return WriteBefore{qpriv->flow_state.index, qpriv->flow_state.generation, qpriv->alloc_w_segs};
+  return WriteBefore{callers_internal::FlowOf(qp), qp->priv->alloc_w_segs};
 }
 
 // After the allocator ran: the model audit of [R-10] (the WRITE side freed
@@ -367,12 +250,7 @@ WriteBefore BeforeWrite(rvt_qp* qp) __must_hold(&qp->s_lock) {
 int AfterWrite(rvt_qp* qp, const WriteBefore& before, CallerObserver* observer, CallerOp op,
                int ret) __must_hold(&qp->s_lock) {
   hfi1_qp_priv* qpriv = qp->priv;
-  const tid_flow_state& fs = qpriv->flow_state;
-  if (before.flow_index < RXE_NUM_TID_FLOWS &&
-      (fs.index != before.flow_index || fs.generation != before.generation) &&
-      read_req_pending_segments(qp) != 0) {
-    ++qpriv->model_cross_role_clears;
-  }
+  callers_internal::AuditCrossRoleClear(qp, before.flow, read_req_pending_segments(qp));
   const long allocated = static_cast<long>(qpriv->alloc_w_segs) - before.alloc_w_segs;
   hfi1_ctxtdata* rcd = qpriv->rcd;
   spin_lock(&rcd->exp_lock);
@@ -518,7 +396,7 @@ int caller_write_alloc_idle(rvt_qp* qp, CallerObserver* observer) ABSL_NO_THREAD
   } else {
     hfi1_tid_write_alloc_resources(qp, false);  // hfi1_build_tid_rdma_write_resp
   }
-  const int freed = before.flow_index < RXE_NUM_TID_FLOWS &&
+  const int freed = before.flow.index < RXE_NUM_TID_FLOWS &&
                     qpriv->flow_state.index >= RXE_NUM_TID_FLOWS;
   const int ret = AfterWrite(qp, before, observer, CallerOp::kWriteAllocIdle, freed);
   spin_unlock_irqrestore(&qp->s_lock, flags);

@@ -36,35 +36,35 @@
 //   caller_release_flow(rcd, i)  its release: exp_lock (irq) -> clear_bit;
 //                                i outside 0..63 aborts (not a word bit)
 //   caller_read_req_segment(qp, pset_pages, psets)
-//                                the READ requester building its next segment
-//                                (hfi1_build_tid_rdma_read_req's resource
-//                                steps): s_lock (irq); if the segment's packets
-//                                would pass the flow's PSN space (psn + npkts
-//                                > 2047), the generation must change first:
-//                                -EBUSY while segments are pending (the
-//                                kernel sends nothing until they complete),
-//                                else hfi1_kern_clear_hw_flow (its sync);
-//                                hfi1_kern_setup_hw_flow (-EAGAIN: on
-//                                flow_queue); hfi1_kern_exp_rcv_setup
-//                                (-EAGAIN: on rarr_queue; -EINVAL: the ring is
-//                                full); 0: the segment holds a flow and TIDs.
-//                                A segment that waited for TIDs is retried as
-//                                it was (its pagesets, its length), whatever
-//                                the new layout says, as the kernel retries it
-//   caller_read_resp_segment(qp) a segment's READ response completed it:
-//                                s_lock -> hfi1_kern_exp_rcv_clear (0, or
-//                                -EINVAL if no segment is pending)
-//   caller_read_req_clear_all(qp) the request ends (QP error, completion):
-//                                s_lock -> hfi1_kern_exp_rcv_clear_all
-//   caller_read_req_complete(qp) the READ response that completes every
-//                                posted TID READ (tid_r_comp == tid_r_reqs in
-//                                hfi1_rc_rcv_tid_rdma_read_resp): s_lock ->
-//                                hfi1_kern_clear_hw_flow, then the WQE's
-//                                completion frees its flow array
-//                                (trdma_clean_swqe; the next segment, a new
-//                                READ, allocates one); -EBUSY (nothing
-//                                done) while a READ segment is pending or
-//                                waits to be set up (the READ is not complete)
+//                                the send engine's TID READ branch
+//                                (hfi1_make_rc_req, core/callers_read.cc):
+//                                s_lock (irq); posts a READ of
+//                                model_read_segs segments if none is open
+//                                (setup_tid_rdma_wqe); -EBUSY (nothing
+//                                done) if every segment was sent or at the
+//                                RDMAR limit (s_num_rd_atomic); else runs
+//                                the kernel's hfi1_build_tid_rdma_read_req
+//                                for the next segment, laid out as given:
+//                                0 sent (flow and TIDs held); -EBUSY at a
+//                                sync point with responses due (the
+//                                generation changes once they arrived);
+//                                -EAGAIN queued (flow_queue: no flow free
+//                                for a new generation; rarr_queue: no TIDs);
+//                                -EINVAL the ring full. A segment that
+//                                waited for TIDs is retried as it was (its
+//                                pagesets), whatever the new layout says
+//   caller_read_resp_segment(qp) the oldest segment's READ response arrived
+//                                (hfi1_rc_rcv_tid_rdma_read_resp's resource
+//                                part): s_lock -> hfi1_kern_exp_rcv_clear;
+//                                the READ's last completes its WQE (flow
+//                                array freed) and, with tid_r_comp ==
+//                                tid_r_reqs, frees the flow; at a sync
+//                                point the last response due frees it too.
+//                                0, or -EINVAL if no segment is in flight
+//   caller_read_req_clear_all(qp) the request ends (QP reset): s_lock ->
+//                                hfi1_kern_exp_rcv_clear_all; the READ's WQE
+//                                is flushed (never counted in tid_r_comp)
+//                                and the requester's counts reset
 //   caller_read_req_flush_complete(qp) the QP is in the error state and its
 //                                send engine completes the READ's WQE with a
 //                                flush status (hfi1_make_rc_req's error path:
@@ -160,7 +160,6 @@ enum class CallerOp {
   kReadReqSegment,
   kReadRespSegment,
   kReadReqClearAll,
-  kReadReqComplete,
   kReadReqFlushComplete,
   kWriteAllocSegment,
   kWriteDataSegment,
@@ -214,7 +213,6 @@ int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
                             CallerObserver* observer = nullptr);
 int caller_read_resp_segment(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer = nullptr);
-int caller_read_req_complete(rvt_qp* qp, CallerObserver* observer = nullptr);
 void caller_read_req_flush_complete(rvt_qp* qp, CallerObserver* observer = nullptr);
 inline constexpr u32 kModelWriteSegs = 40;
 int caller_write_alloc_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,

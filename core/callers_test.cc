@@ -204,13 +204,15 @@ TEST_F(CallersTest, BareReserveAndReleaseAreSeenWithTheMaskTheyLeft) {
   EXPECT_TRUE(lock_reports_.reports().empty());
 }
 
-// The READ requester's segments: each takes TIDs and advances the QP's PSN
-// by its packets; when the next one would pass the flow's 2047 PSNs the
-// generation changes first (F5 holds), or, with segments pending, nothing is
-// sent (-EBUSY).
+// The READ requester's segments (the kernel's hfi1_build_tid_rdma_read_req):
+// each takes TIDs and advances the QP's PSN by its packets; when the next
+// one would pass the flow's 2047 PSNs the request is at a sync point: with
+// responses due nothing is sent (-EBUSY, F5 holds), and the last response
+// due frees the flow; the next segment sets up a new generation.
 TEST_F(CallersTest, SegmentsAdvanceThePsnAndTheBudgetForcesANewGeneration)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   rvt_qp* qp = model_.qp(0);
+  qp->priv->model_read_segs = 40;  // a READ long enough to reach a sync point
   const u8 pages[16] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};  // 64 packets
   ASSERT_EQ(caller_read_req_segment(qp, pages, 16, &rec_), 0);
   EXPECT_EQ(qp->priv->flow_state.psn, 64u);
@@ -225,10 +227,12 @@ TEST_F(CallersTest, SegmentsAdvanceThePsnAndTheBudgetForcesANewGeneration)
   ASSERT_EQ(caller_read_req_segment(qp, pages, 16), 0);  // pending: 1
   EXPECT_EQ(qp->priv->flow_state.psn, 31u * 64);
   EXPECT_EQ(caller_read_req_segment(qp, pages, 16), -EBUSY);
+  EXPECT_EQ(qp->priv->model_swqe->tid_req.state, TID_REQUEST_SYNC);
   EXPECT_EQ(qp->priv->flow_state.generation, generation);
   // Had it been sent, psn 2048 would break F5 (the PSN budget).
   EXPECT_THAT(flowcheck::testing::Ids(model_.Check()), ::testing::IsEmpty());
-  ASSERT_EQ(caller_read_resp_segment(qp), 0);
+  ASSERT_EQ(caller_read_resp_segment(qp), 0);  // the last due: the flow is freed
+  EXPECT_EQ(qp->priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
   ASSERT_EQ(caller_read_req_segment(qp, pages, 16), 0);  // a new generation
   EXPECT_EQ(qp->priv->flow_state.psn, 64u);
   EXPECT_EQ(qp->priv->flow_state.generation, kern_flow_generation_next(generation));
@@ -337,10 +341,17 @@ TEST_F(CallersTest, AReadsFlowArrayLivesFromItsFirstSegmentToItsCompletion)
   tid_rdma_request* req = &qp->priv->model_swqe->tid_req;
   ASSERT_NE(req->flows, nullptr);  // allocated at QP creation
   const u8 pages[4] = {4, 4, 4, 4};
-  ASSERT_EQ(caller_read_req_segment(qp, pages, 4), 0);
+  ASSERT_EQ(caller_read_req_segment(qp, pages, 4), 0);  // a READ of 2 segments
   ASSERT_EQ(caller_read_resp_segment(qp), 0);
-  ASSERT_EQ(caller_read_req_complete(qp, &rec_), 0);
+  EXPECT_NE(req->flows, nullptr);
+  EXPECT_LT(qp->priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  ASSERT_EQ(caller_read_req_segment(qp, pages, 4), 0);
+  EXPECT_EQ(caller_read_req_segment(qp, pages, 4), -EBUSY);  // both sent
+  ASSERT_EQ(caller_read_resp_segment(qp, &rec_), 0);        // the last response
   EXPECT_EQ(req->flows, nullptr);
+  EXPECT_EQ(req->state, TID_REQUEST_COMPLETE);
+  EXPECT_EQ(qp->priv->tid_r_comp, qp->priv->tid_r_reqs);
+  EXPECT_EQ(qp->priv->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
   EXPECT_EQ(caller_read_resp_segment(qp), -EINVAL);  // no response to come
   caller_read_req_clear_all(qp);                      // nothing to clear
   EXPECT_THAT(model_.Check(), ::testing::IsEmpty());
@@ -363,12 +374,13 @@ TEST_F(CallersTest, AReadsFlowArrayLivesFromItsFirstSegmentToItsCompletion)
 TEST_F(CallersTest, AWaitingSegmentKeepsItsRequestOpen) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   const u8 full[16] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};  // 16 TID entries
   rvt_qp* other = model_.qp(1);
+  other->priv->model_read_segs = 40;
   for (int i = 0; i < kModelExpectedCount / 16; ++i) {
     ASSERT_EQ(caller_read_req_segment(other, full, 16), 0) << i;  // the RcvArray is full
   }
   rvt_qp* qp = model_.qp(0);
   ASSERT_EQ(caller_read_req_segment(qp, full, 16), -EAGAIN);  // on rarr_queue
-  EXPECT_EQ(caller_read_req_complete(qp, &rec_), -EBUSY);
+  EXPECT_EQ(caller_read_resp_segment(qp, &rec_), -EINVAL);  // nothing sent: no response
   ASSERT_EQ(caller_write_alloc_segment(qp, full, 16), -EAGAIN);
   EXPECT_EQ(qp->priv->rnr_nak_state, TID_RNR_NAK_SEND);
   EXPECT_TRUE(qp->priv->model_rnr_nak_deferred);

@@ -51,6 +51,42 @@ void hfi1_model_init_trdma_req(tid_rdma_request* req, rvt_qp* qp, u16 n_flows) {
   hfi1_kern_exp_rcv_alloc_flows(req, GFP_KERNEL);  // never fails in the model
 }
 
+u32 hfi1_build_tid_rdma_read_packet(rvt_swqe* wqe, ib_other_headers* ohdr, u32* bth1, u32* bth2,
+                                    u32* len) {
+  (void)ohdr;
+  (void)bth1;
+  tid_rdma_request* req = wqe_to_tid_req(wqe);
+  tid_rdma_flow* flow = &req->flows[req->flow_idx];
+  rvt_qp* qp = req->qp;
+  hfi1_qp_priv* qpriv = qp->priv;
+  /* This is the IB psn used to send the request */
+  *bth2 = mask_psn(flow->flow_state.ib_spsn + flow->pkt);
+  /* TID Entries for TID RDMA READ payload */
+  const u32 req_len = sizeof(*flow->tid_entry) * (flow->tidcnt - flow->tid_idx);
+  *bth2 |= IB_BTH_REQ_ACK;
+  /* We are done with this segment */
+  flow->sent += *len;
+  req->cur_seg++;
+  qp->s_state = TID_OP(READ_REQ);
+  req->ack_pending++;
+  req->flow_idx = (req->flow_idx + 1) & (MAX_FLOWS - 1);
+  qpriv->pending_tid_r_segs++;
+  qp->s_num_rd_atomic++;
+  /* Set the TID RDMA READ request payload size */
+  *len = req_len;
+  // sizeof(struct tid_rdma_read_req) / sizeof(u32): kdeth0, kdeth1, the
+  // 16-byte RETH, tid_flow_psn, tid_flow_qp, verbs_qp.
+  return 9;
+}
+
+u32 restart_sge(rvt_sge_state* ss, rvt_swqe* wqe, u32 psn, u32 pmtu) {
+  (void)ss;
+  (void)wqe;
+  (void)psn;
+  (void)pmtu;
+  return 0;
+}
+
 u32 tid_request_held_entries(const tid_rdma_request& req) {
   if (req.flows == nullptr) return 0;
   u32 held = 0;

@@ -75,27 +75,27 @@ struct flow_state {
   u32 spsn;
   u32 lpsn;
   u32 r_next_psn;
+  // The READ requester's segment in the verbs PSN space.
+  u32 ib_spsn;
+  u32 ib_lpsn;
 };
 
 struct tid_rdma_request;
 
-// rdmavt's rvt_sge_state, as the model's segments give it: the pagesets
-// tid_rdma_find_phys_blocks_4k/8k would make of the segment's pages (those
-// helpers run verbatim in upstream/pages). `psets` entries, each 1..32 pages.
-struct rvt_sge_state {
-  const u8* pset_pages;
-  u8 psets;
-};
+// rvt_sge_state: core/qp.h (the QP's s_sge is one).
 
 // tid_rdma.h: one segment's resources.
 struct tid_rdma_flow {
   flow_state flow_state;
   tid_rdma_request* req;
+  u32 sent;  // bytes of the segment requested (the READ packet's)
   u8 tnode_cnt;
   u8 tidcnt;
+  u8 tid_idx;
   u8 idx;
   u8 npagesets;
   u8 npkts;
+  u8 pkt;
   kern_tid_node tnode[TID_RDMA_MAX_PAGES];
   tid_rdma_pageset pagesets[TID_RDMA_MAX_PAGES];
   u32 tid_entry[TID_RDMA_MAX_PAGES];
@@ -108,16 +108,20 @@ struct tid_rdma_flow {
 // a WQE's when its TID READ is posted), nullptr after
 // hfi1_kern_exp_rcv_free_flows (QP destruction; a WQE's at its completion,
 // __trdma_clean_swqe).
-// The fields after `flows` are the TID WRITE responder's
-// (hfi1_tid_write_alloc_resources): the request's length in segments, how
-// many have TIDs (alloc_seg) and how many have all their data (comp_seg),
-// the segment length, the ring's acknowledged tail, and where the request's
-// pages are (ss: the model's layout, the same for every segment).
+// The fields after `flows`: the ring's acknowledged tail, the segment
+// length, the request's length in segments, how many have TIDs (alloc_seg,
+// the WRITE responder's) and how many completed (comp_seg: a READ
+// segment's response, a WRITE segment's data), where the WRITE request's
+// pages are (ss: the model's layout, the same for every segment); then the
+// READ requester's (hfi1_build_tid_rdma_read_req): the segment being sent
+// (flow_idx, cur_seg), its verbs PSN, the responses due (ack_pending), the
+// request's state (TID_REQUEST_*).
 struct tid_rdma_request {
   rvt_qp* qp;
   hfi1_ctxtdata* rcd;
   u16 setup_head;
   u16 clear_tail;
+  u16 flow_idx;
   u16 n_flows;
   tid_rdma_flow* flows;
   u16 acked_tail;
@@ -126,7 +130,13 @@ struct tid_rdma_request {
   u32 total_segs;
   u32 alloc_seg;
   u32 comp_seg;
+  u32 ack_seg;
   rvt_sge_state ss;
+  u32 s_next_psn;
+  u32 cur_seg;
+  u32 isge;
+  u32 ack_pending;
+  u8 state;
 };
 
 // verbs.h: a send WQE's private part, reduced to its TID RDMA request
@@ -136,11 +146,23 @@ struct hfi1_swqe_priv {
 };
 
 // rdmavt's send WQE, reduced to its private part (typed here: C's void *
-// would not convert in C++).
+// would not convert in C++) and what the READ requester's trace point
+// reads (opcode, first and last PSN).
+struct ib_send_wr_model {
+  u32 opcode;
+};
 struct rvt_swqe {
   hfi1_swqe_priv* priv;
+  ib_send_wr_model wr;
+  u32 psn;
+  u32 lpsn;
 };
+// ib_hdrs.h: a packet's headers. The model builds no packet: only a
+// pointer to one is passed (hfi1_build_tid_rdma_read_packet ignores it).
+struct ib_other_headers;
 
+// verbs.h: the TID RDMA request of a send WQE.
+inline tid_rdma_request* wqe_to_tid_req(rvt_swqe* wqe) { return &wqe->priv->tid_req; }
 // verbs.h: an ack queue entry's private part, reduced to its TID RDMA request
 // (ack_to_tid_req): the WRITE responder's. The model's QP has one
 // (hfi1_qp_priv::model_ack).
@@ -206,6 +228,30 @@ u32 hfi1_compute_tid_rnr_timeout(rvt_qp* qp, u32 to_seg);
 // allocates nothing until the request is resent. Caller holds s_lock.
 void hfi1_tid_write_alloc_resources(rvt_qp* qp, bool intr_ctx) __must_hold(&qp->s_lock);
 
+// ---- The READ requester (tid_rdma.c, mirrored in core/tid_rdma_read.cc;
+// the kernel's text in upstream mode).
+// Builds the TID READ request of the WQE's next segment, `*len` bytes: at a
+// sync point (the flow's PSN space used up) it waits until no segment's
+// response is due (returns 0), then frees the flow for a new generation;
+// for a new segment it sets up the flow (0 returned: on flow_queue) and the
+// segment's TIDs from qp->s_sge (0 returned, req->state QUEUED: on
+// rarr_queue, or the ring full); then the packet. Returns the header's
+// dwords, or 0 if nothing was sent. Caller holds s_lock.
+u32 hfi1_build_tid_rdma_read_req(rvt_qp* qp, rvt_swqe* wqe, ib_other_headers* ohdr, u32* bth1,
+                                 u32* bth2, u32* len) __must_hold(&qp->s_lock);
+// What it calls below it, the model's (core/exp_rcv.cc).
+// tid_rdma.c: the packet of the segment at req->flow_idx. NOT KERNEL: the
+// model writes no header (ohdr and bth1 are not touched); it keeps the
+// kernel's resource steps: bth2's PSN, the segment marked sent (flow->sent,
+// cur_seg, ack_pending, flow_idx, pending_tid_r_segs, s_num_rd_atomic,
+// s_state) and *len the payload's length. Returns the request's dwords (9).
+u32 hfi1_build_tid_rdma_read_packet(rvt_swqe* wqe, ib_other_headers* ohdr, u32* bth1, u32* bth2,
+                                    u32* len);
+// rc.h: points the sge at the WQE's byte for `psn` (a resent request's
+// first new segment). NOT KERNEL: the model's s_sge is the next segment's
+// layout already; nothing to move (the model never resends a READ).
+// Returns 0.
+u32 restart_sge(rvt_sge_state* ss, rvt_swqe* wqe, u32 psn, u32 pmtu);
 // What it calls of the rest of the driver, the model's (core/qp.cc).
 // rdmavt: the device of a QP's ib device; its ack queue holds
 // rvt_size_atomic() + 1 entries. NOT KERNEL size: the model answers one TID

@@ -63,6 +63,33 @@ inline constexpr u8 IB_OPCODE_TID_RDMA_WRITE_REQ = 0xe0;
 #define TID_OP(x) IB_OPCODE_TID_RDMA_##x
 // tid_rdma.h: qpriv->rnr_nak_state, the responder's RNR NAK of a request.
 enum { TID_RNR_NAK_INIT = 0, TID_RNR_NAK_SEND, TID_RNR_NAK_SENT };
+// tid_rdma.h: a TID RDMA request's state (req->state); the READ requester
+// (hfi1_build_tid_rdma_read_req and its caller) moves it.
+enum {
+  TID_REQUEST_INACTIVE = 0,
+  TID_REQUEST_INIT,
+  TID_REQUEST_INIT_RESEND,
+  TID_REQUEST_ACTIVE,
+  TID_REQUEST_RESEND,
+  TID_REQUEST_RESEND_ACTIVE,
+  TID_REQUEST_QUEUED,
+  TID_REQUEST_SYNC,
+  TID_REQUEST_RNR_NAK,
+  TID_REQUEST_COMPLETE,
+};
+// verbs.h: the most READs and atomics a QP may have in flight.
+inline constexpr u8 HFI1_MAX_RDMA_ATOMIC = 16;
+// NOT KERNEL: the segments of the TID READs the model's application posts
+// (hfi1_qp_priv::model_read_segs; a test may raise it): few, so that a
+// program of a few ops completes a READ (whose last response frees the
+// flow).
+inline constexpr u32 kModelReadSegs = 2;
+// tid_rdma_defs.h: a TID READ's work request opcode (IB_WR_RESERVED2), and
+// the opcode qp->s_state takes after a TID READ request.
+inline constexpr u32 IB_WR_TID_RDMA_READ = 0xf1;
+inline constexpr u8 IB_OPCODE_TID_RDMA_READ_REQ = 0xe4;
+// ib_hdrs.h: a BTH's "ack requested" bit (in bth2).
+inline constexpr u32 IB_BTH_REQ_ACK = 1u << 31;
 // tid_rdma.h: qpriv->s_flags bit (the responder checks KDETH PSNs in software).
 inline constexpr u32 HFI1_R_TID_SW_PSN = 1u << 19;
 // ib_hdrs.h / rdma/ib_pack.h: the AETH's RNR NAK code and its timer field.

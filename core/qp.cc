@@ -96,7 +96,7 @@ int hfi1_model_teardown_qp(rvt_qp* qp) {
 void hfi1_model_free_qp(rvt_qp* qp) {
   // hfi1_qp_priv_tid_free: the ack entries' flow arrays; the WQE's, as its
   // flush completion does (hfi1_trdma_send_complete -> trdma_clean_swqe).
-  rvt_swqe wqe{qp->priv->model_swqe};
+  rvt_swqe wqe{qp->priv->model_swqe, {}, 0, 0};
   trdma_clean_swqe(qp, &wqe);
   hfi1_kern_exp_rcv_free_flows(&qp->priv->model_ack->tid_req);
   delete qp->priv->model_swqe;

@@ -42,6 +42,14 @@ struct ib_qp {
   hfi1_devdata* device = nullptr;
 };
 
+// rdmavt's rvt_sge_state, as the model's segments give it: the pagesets
+// tid_rdma_find_phys_blocks_4k/8k would make of the segment's pages (those
+// helpers run verbatim in upstream/pages). `psets` entries, each 1..32 pages.
+struct rvt_sge_state {
+  const u8* pset_pages;
+  u8 psets;
+};
+
 // include/rdma/rdmavt_qp.h: struct rvt_qp, trimmed.
 struct rvt_qp {
   spinlock_t r_lock;
@@ -61,6 +69,14 @@ struct rvt_qp {
   u32 r_psn = 0;            // the next PSN expected
   u32 r_ack_psn = 0;
   u32 s_ack_psn = 0;
+  // The requester's side, as the TID READ branch of hfi1_make_rc_req and
+  // hfi1_build_tid_rdma_read_req use it; s_lock. s_sge: the pages of the
+  // segment being sent (the model's layout; the kernel's walks the WQE).
+  rvt_sge_state s_sge = {};
+  u32 s_psn = 0;                 // the next PSN to send
+  u8 s_state = 0;                // the last opcode sent
+  u8 s_num_rd_atomic = 0;        // READ segments (and atomics) in flight
+  u8 s_max_rd_atomic = HFI1_MAX_RDMA_ATOMIC;  // the negotiated limit
   // void *priv in the kernel; typed here (the model has one driver).
   hfi1_qp_priv* priv = nullptr;
 };
@@ -131,6 +147,18 @@ struct hfi1_qp_priv {
   u16 r_tid_head = 0;   // the ack entry after the last TID WRITE request
   u16 r_tid_alloc = 0;  // the ack entry being allocated for
   u32 s_flags = 0;      // hfi1's own flags (HFI1_R_TID_SW_PSN, RVT_S_ACK_PENDING)
+  // The READ requester's counters (s_lock): segments sent whose response
+  // has not arrived, TID READs posted and completed. The kernel never resets
+  // the last two (a READ flushed by a QP error is never counted complete).
+  u32 pending_tid_r_segs = 0;
+  u32 tid_r_reqs = 0;
+  u32 tid_r_comp = 0;
+  // NOT KERNEL (s_lock): the QP's one send WQE is a posted TID READ not yet
+  // completed; false: the next READ segment op posts one, of
+  // model_read_segs segments (the size of the READs the model's application
+  // posts; tests raise it to reach a sync point).
+  bool model_read_posted = false;
+  u32 model_read_segs = kModelReadSegs;
   // NOT KERNEL (s_lock): an RNR NAK was deferred (rc_defered_ack) and not yet
   // sent; the kernel queues the QP on rcd->qp_wait_list for it.
   bool model_rnr_nak_deferred = false;

@@ -81,14 +81,19 @@ TEST(R1, FlowGrantToARarrWaiterUnlinksItFromRarrQueue) {
 TEST(R1, AReadCompletionUnderAWaitingWriteResponderReachesTheGrantPath) {
   TestModel m(2);
   const u8 full[16] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};  // 16 TID entries
+  m.priv(0)->model_read_segs = 1;   // qp 0 posts a one-segment READ
+  m.priv(1)->model_read_segs = 40;  // qp 1 a long one
   ASSERT_EQ(caller_read_req_segment(m.qp(0), full, 16), 0);  // flow and TIDs
   for (int i = 1; i < kModelExpectedCount / 16; ++i) {
     ASSERT_EQ(caller_read_req_segment(m.qp(1), full, 16), 0) << i;  // the RcvArray is full
   }
   ASSERT_EQ(caller_write_alloc_segment(m.qp(0), full, 16), -EAGAIN);  // the same flow; no TIDs
   EXPECT_THAT(m.rarr_queue_qpns(), ElementsAre(1u));
-  ASSERT_EQ(caller_read_resp_segment(m.qp(0)), 0);   // frees 16 entries, wakes qp 0
-  ASSERT_EQ(caller_read_req_complete(m.qp(0)), 0);   // tid_r_comp == tid_r_reqs: flow freed
+  // The READ's response frees 16 entries, wakes qp 0, and completes the READ:
+  // tid_r_comp == tid_r_reqs, the flow is freed.
+  ASSERT_EQ(caller_read_resp_segment(m.qp(0)), 0);
+  EXPECT_EQ(m.priv(0)->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  EXPECT_THAT(m.rarr_queue_qpns(), ElementsAre(1u));  // on rarr_queue without a flow
   EXPECT_THAT(m.Check(), IsEmpty());
   // The request resent after its RNR NAK: the allocator sets up a flow,
   // whose grant unlinks the QP from rarr_queue, then gives the waiting
@@ -115,12 +120,12 @@ TEST(R1, AReadCompletionUnderAWaitingWriteResponderReachesTheGrantPath) {
 TEST(R10, AReadCompletionFreesTheFlowUnderALiveWriteSegment) {
   TestModel m(2);
   const u8 pages[4] = {4, 4, 4, 4};
+  m.priv(0)->model_read_segs = 1;
   ASSERT_EQ(caller_read_req_segment(m.qp(0), pages, 4), 0);
   ASSERT_EQ(caller_write_alloc_segment(m.qp(0), pages, 4), 0);  // on the READ's flow
   const tid_rdma_request& write = m.priv(0)->model_ack->tid_req;
   const u32 flow = write.flows[write.clear_tail].idx;
-  ASSERT_EQ(caller_read_resp_segment(m.qp(0)), 0);
-  ASSERT_EQ(caller_read_req_complete(m.qp(0)), 0);  // tid_r_comp == tid_r_reqs
+  ASSERT_EQ(caller_read_resp_segment(m.qp(0)), 0);  // the READ's last: tid_r_comp == tid_r_reqs
   EXPECT_EQ(m.priv(0)->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
   EXPECT_EQ(m.priv(0)->alloc_w_segs, 4u);  // the WRITE segments are still live
   ASSERT_EQ(caller_setup_hw_flow(m.qp(1)), 0);
@@ -151,6 +156,33 @@ TEST(R10, TheWriteAllocatorFreesTheFlowUnderALiveReadSegment) {
   EXPECT_FALSE(flowcheck::HasSeverity(v, Severity::kViolation)) << flowcheck::FormatViolations(v);
 }
 
+// [R-12] (docs/findings.md): a TID READ that ends without completing (its
+// WQE flushed by a QP reset or error, hfi1_trdma_send_complete with an
+// error status) is never counted in tid_r_comp, and nothing resets
+// tid_r_reqs or tid_r_comp while the QP lives. From then on the READ
+// response's "Current request is completed and there are no more requests"
+// (tid_r_comp == tid_r_reqs) never holds: a completed READ keeps its flow,
+// and the idle QP holds one of its context's 32 flows.
+TEST(R12, AReadEndedByAResetIsNeverCountedSoLaterReadsKeepTheirFlow) {
+  TestModel m(1);
+  const u8 pages[4] = {4, 4, 4, 4};
+  m.priv(0)->model_read_segs = 1;
+  ASSERT_EQ(caller_read_req_segment(m.qp(0), pages, 4), 0);
+  ASSERT_EQ(caller_read_resp_segment(m.qp(0)), 0);  // complete: the flow is freed
+  EXPECT_EQ(m.priv(0)->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));
+  ASSERT_EQ(caller_read_req_segment(m.qp(0), pages, 4), 0);
+  caller_read_req_clear_all(m.qp(0));  // a QP reset: the READ's WQE is flushed
+  caller_clear_hw_flow(m.qp(0));
+  EXPECT_EQ(m.priv(0)->tid_r_reqs, 2u);
+  EXPECT_EQ(m.priv(0)->tid_r_comp, 1u);
+  ASSERT_EQ(caller_read_req_segment(m.qp(0), pages, 4), 0);  // a new READ
+  ASSERT_EQ(caller_read_resp_segment(m.qp(0)), 0);          // completes it
+  EXPECT_EQ(m.priv(0)->model_swqe->tid_req.state, TID_REQUEST_COMPLETE);
+  EXPECT_EQ(m.priv(0)->pending_tid_r_segs, 0u);  // nothing in flight
+  EXPECT_LT(m.priv(0)->flow_state.index, static_cast<u32>(RXE_NUM_TID_FLOWS));  // kept
+  EXPECT_THAT(m.Check(), IsEmpty());  // no invariant forbids an idle owner
+}
+
 // from a kernel caller: a QP put in the error state (ib_modify_qp to
 // ERR, as ib_drain_qp does) while its TID READ has segments set up. The send
 // engine flushes the WQE (hfi1_trdma_send_complete -> trdma_clean_swqe),
@@ -171,6 +203,7 @@ TEST(R6, AReadFlushedInTheErrorStateOrphansItsRcvArrayEntries) {
     EXPECT_THAT(x.detail, HasSubstr("[R-6]"));
   }
   // The context lost them: of its 64 entries another QP gets 48.
+  m.priv(1)->model_read_segs = 40;
   for (int i = 0; i < 3; ++i) ASSERT_EQ(caller_read_req_segment(m.qp(1), full, 16), 0) << i;
   EXPECT_EQ(caller_read_req_segment(m.qp(1), full, 16), -EAGAIN);
 }

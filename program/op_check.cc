@@ -64,10 +64,11 @@ void OpCheck::Check(const CallerEvent& e) {
     case CallerOp::kClearHwFlow: Clear(e); return;
     case CallerOp::kReserveFlow: BareReserve(e); return;
     case CallerOp::kReleaseFlow: BareRelease(e); return;
-    case CallerOp::kReadReqSegment: Segment(e); return;
+    case CallerOp::kReadReqSegment:
+    case CallerOp::kReadRespSegment:
     case CallerOp::kWriteAllocSegment:
     case CallerOp::kWriteDataSegment:
-    case CallerOp::kWriteAllocIdle: Write(e); return;
+    case CallerOp::kWriteAllocIdle: Derived(e); return;
     case CallerOp::kGiveUpFlowWait:
       // Given up only if the flow had not been granted in the meantime.
       if (e.ret == 0) {
@@ -103,34 +104,17 @@ void OpCheck::Clear(const CallerEvent& e) {
   CheckContext(p_, *ctx_, where_);
 }
 
-// A segment (READ requester's or WRITE responder's): set up (on no queue),
-// short of TIDs (on rarr_queue), or, when it needed a flow (a new generation,
-// or the WRITE responder's first) and none was free, waiting for one (on
-// flow_queue, the request layer wanting a flow, as after a setup); a full
-// ring, pending segments or max_write (-EINVAL, -EBUSY) change nothing.
-void OpCheck::Segment(const CallerEvent& e) {
-  rvt_qp* qp = e.qp;
-  lockdep_assert_held(&qp->s_lock);
-  const bool no_flow = qp->priv->flow_state.index == RXE_NUM_TID_FLOWS;
-  lost_flow_ = no_flow && e.ret == -EAGAIN;
-  if (lost_flow_) {
-    wanted_flow_before_ = qp->priv->model_req.wants_flow;
-    qp->priv->model_req.wants_flow = true;
-    Judge(p_, CheckSetupResult(*ctx_, qp, e.ret), where_);
-  } else if (!no_flow && (e.ret == 0 || e.ret == -EAGAIN)) {
-    CheckQueue(p_, *ctx_, where_, qp, e.ret == 0 ? 0 : 'r');
-  }
-  CheckContext(p_, *ctx_, where_);
-}
-
-// The WRITE responder's allocator decides on its own whether the QP keeps,
-// frees, renews or waits for a flow, or waits for TIDs: the thread's belief
-// is what the model says afterwards. A wait for a flow is judged as a
-// setup's -EAGAIN and begins the request layer's wait (wants_flow). The
-// WRITE ops run only where no wait is open for a flow, and on rarr_queue
-// only for the WRITE's own segment (op_table.h, qp_ops.cc), so the
-// allocator never leaves the QP on rarr_queue without a flow.
-void OpCheck::Write(const CallerEvent& e) {
+// The READ requester's and the WRITE responder's code decide on their own
+// whether the QP keeps, frees, renews or waits for a flow, or waits for
+// TIDs: the thread's belief is what the model says afterwards. A wait for a
+// flow is judged as a setup's -EAGAIN and begins the request layer's wait
+// (wants_flow). A READ segment's result must agree with the queue the QP is
+// on (sent: none; -EAGAIN: one). The ops on a QP waiting on rarr_queue run
+// only for the role whose segment waits, the other role's not waiting
+// (qp_ops.cc), so no call leaves the QP on rarr_queue without a flow (the
+// kernel can: [R-1]'s precondition, core's R1 tests; the engine's states
+// cannot hold it).
+void OpCheck::Derived(const CallerEvent& e) {
   rvt_qp* qp = e.qp;
   lockdep_assert_held(&qp->s_lock);
   const bool owns = qp->priv->flow_state.index < RXE_NUM_TID_FLOWS;
@@ -145,8 +129,15 @@ void OpCheck::Write(const CallerEvent& e) {
                                                where_, qp->qp_num)},
              p_->name);
   }
-  write_state_ = !owns ? (lost_flow_ ? QpState::kWaitingFlow : QpState::kIdle)
-                       : (q == 'r' ? QpState::kOwnedRarr : QpState::kOwned);
+  if (e.op == CallerOp::kReadReqSegment && (e.ret == 0 || e.ret == -EAGAIN) &&
+      (e.ret == 0) != (q == 0)) {
+    FailWith(Finding{kIdQueue, absl::StrFormat("after %s (%s), qp %u is on %s", where_,
+                                               e.ret == 0 ? "sent" : "-EAGAIN", qp->qp_num,
+                                               QueueName(q))},
+             p_->name);
+  }
+  derived_state_ = !owns ? (lost_flow_ ? QpState::kWaitingFlow : QpState::kIdle)
+                         : (q == 'r' ? QpState::kOwnedRarr : QpState::kOwned);
   CheckContext(p_, *ctx_, where_);
 }
 

@@ -47,15 +47,14 @@ class OpCheck : public CallerObserver {
   // flow for a waiting QP, so for a retried setup `false` means the flow had
   // already been granted (hfi1_kern_setup_hw_flow then changed nothing).
   bool wanted_flow_before() const { return wanted_flow_before_; }
-  // After a segment (caller_read_req_segment, caller_write_alloc_segment)
-  // that returned -EAGAIN: whether
-  // the QP had lost its flow (a new generation: it waits on flow_queue, its
-  // request layer wanting a flow) rather than waiting for TIDs on rarr_queue.
+  // After a READ requester's or WRITE responder's call (the segment and
+  // response callers, core/callers.h): whether the QP lost its flow and now
+  // waits on flow_queue (a new generation, none free: its request layer
+  // wants a flow, as after a setup's -EAGAIN), and the QP's state as the
+  // model left it (the kernel's code decides: a sync point or a completion
+  // may free or renew the flow, a segment may queue the QP for TIDs).
   bool lost_flow() const { return lost_flow_; }
-  // After a WRITE responder's call (caller_write_alloc_segment, _data_segment,
-  // _alloc_idle): the QP's state as the model left it (the allocator may have
-  // set up, freed or renewed the flow, or queued the QP for a flow or TIDs).
-  QpState write_state() const { return write_state_; }
+  QpState derived_state() const { return derived_state_; }
 
  private:
   void Check(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
@@ -63,8 +62,7 @@ class OpCheck : public CallerObserver {
   void Clear(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
   void BareReserve(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
   void BareRelease(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
-  void Segment(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
-  void Write(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
+  void Derived(const CallerEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(ctx_->rcd->exp_lock);
 
   Participant* const p_;
   ContextState* const ctx_;
@@ -73,7 +71,7 @@ class OpCheck : public CallerObserver {
   rvt_qp* head_to_wake_ = nullptr;
   bool wanted_flow_before_ = false;
   bool lost_flow_ = false;
-  QpState write_state_ = QpState::kIdle;
+  QpState derived_state_ = QpState::kIdle;
 };
 
 // The per-op check for an op that holds exp_lock at its end: core's F and W

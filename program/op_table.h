@@ -12,9 +12,13 @@
 //   valid: a minimizer can cut ops without knowing what they mean.
 //   bare_reserve@C.L  a bare kern_reserve_flow on context C (mod contexts)
 //                     preferring flow L;
-//   segment@A.N       the READ requester's next segment on slot A: N
+//   segment@A.N       the READ requester's next segment on slot A (the
+//                     kernel's hfi1_build_tid_rdma_read_req; a new READ of
+//                     2 segments is posted when none is open): N
 //                     pagesets of one page (two at an 8 KiB MTU), N even in
 //                     2..16; segment@A (N = 0): a layout drawn at random;
+//                     segment_done@A the oldest segment's response (the
+//                     READ's last frees the flow);
 //   write_alloc@A.N   a TID WRITE request arrives at the QP as responder
 //                     (its segments laid out as segment@A.N's), or is resent
 //                     after its RNR NAK, or the send engine allocates for the
@@ -22,7 +26,7 @@
 //                     write_idle@A the send engine's turn (the RNR NAK, or
 //                     the allocator); each runs the kernel's
 //                     hfi1_tid_write_alloc_resources; read_complete@A the
-//                     response that completes the QP's last READ
+//                     responses of every READ segment in flight
 //                     (core/callers.h);
 //   bare_release@K    release the thread's K-th held bare flow (mod how many;
 //                     skipped if none);
@@ -93,7 +97,8 @@ namespace program {
   /* set up, short of TIDs, or (a new generation, no flow free) waiting for a flow */             \
   X(Segment, "segment", kSlotPagesets, kOwned | kRarr, kOwned | kRarr | kWaiting, k4 | k12,       \
     kBefore, FLOWCHECK_CALL(ReadReqSegment))                                                      \
-  X(SegmentDone, "segment_done", kSlot, kOwned | kRarr, kUnchanged, 0,                            \
+  /* the READ's last response, or a sync point's, frees the flow */                               \
+  X(SegmentDone, "segment_done", kSlot, kOwned | kRarr, kIdle | kUnchanged, 0,                    \
     kBefore, FLOWCHECK_CALL(ReadRespSegment))                                                     \
   X(BareReserve, "bare_reserve", kContextFlow, 0, 0, 0, kInSection, FLOWCHECK_CALL(ReserveFlow))  \
   X(BareRelease, "bare_release", kBareIndex, 0, 0, 0, kAfter, FLOWCHECK_CALL(ReleaseFlow))        \
@@ -107,7 +112,7 @@ namespace program {
   X(WriteIdle, "write_idle", kSlot, kOwned, kIdle | kOwned | kRarr | kWaiting | kUnchanged, 0,    \
     kBefore, FLOWCHECK_CALL(WriteAllocIdle))                                                      \
   X(ReadComplete, "read_complete", kSlot, kOwned, kOwned | kIdle, 0,                              \
-    kBefore, FLOWCHECK_CALL(ReadReqComplete))                                                     \
+    kBefore, FLOWCHECK_CALL(ReadRespSegment))                                                     \
   FLOWCHECK_TEST_OPS(X)
 
 enum ListedOpKind {

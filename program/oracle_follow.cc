@@ -187,13 +187,10 @@ bool OracleFollower::Apply(const CallerEvent& e, int q, bool* compare_ret, int64
       o.ReleaseFlow(static_cast<int>(e.arg));
       o.WakeFlowQueueHead();
       return true;
-    // Completions that free the flow when nothing is pending: the flow
-    // layer's clear; else nothing.
-    case CallerOp::kReadReqComplete:
-      if (e.ret == 0) o.ClearHwFlow(q);
-      return true;
-    // The RcvArray side, which the oracle does not model: only a call that
-    // changed nothing is followed.
+    // The RcvArray side, which the oracle does not model, and the READ
+    // requester's and its responses' flow changes: only a call that changed
+    // nothing is followed (a segment at a sync point's wait or the RDMAR
+    // limit; a response with none due).
     case CallerOp::kReadReqSegment: return e.ret == -EBUSY;
     case CallerOp::kReadRespSegment: return e.ret == -EINVAL;
     case CallerOp::kReadReqClearAll:

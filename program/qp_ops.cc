@@ -132,9 +132,12 @@ int DrawLayout(Participant* p, const QpSlot* s, int psets, u8 pages[16]) {
   return n;
 }
 
-// The READ requester's next segment, laid out as DrawLayout says. Waiting
-// for TIDs is the rarr wait state; for a flow (a new generation, none free)
-// the flow wait; -EBUSY and -EINVAL change nothing.
+// The READ requester's next segment, laid out as DrawLayout says (the send
+// engine's TID READ branch, which runs the kernel's
+// hfi1_build_tid_rdma_read_req): the thread then believes what the model
+// says (OpCheck::derived_state): sent, waiting for TIDs, or (a new
+// generation, no flow free) waiting for a flow; a sync point's wait, the
+// RDMAR limit and a full ring change nothing.
 void SegmentOp(Participant* p, QpSlot* s, int psets, const char* where) {
   u8 pages[16];
   const int n = DrawLayout(p, s, psets, pages);
@@ -142,48 +145,62 @@ void SegmentOp(Participant* p, QpSlot* s, int psets, const char* where) {
   const int ret = caller_read_req_segment(s->qp, pages, static_cast<u8>(n), &check);
   if (ret == 0) {
     p->Count(kSegmentsSetUp);
-    s->state = QpState::kOwned;
   } else if (ret == -EAGAIN) {
     p->Count(kSegmentsQueued);
     // Queued for a flow: a wait began, as after a setup's -EAGAIN (the final
     // no-lost-wakeup count pairs it with its grant or give-up).
     if (check.lost_flow()) p->Count(kSetupEagain);
-    s->state = check.lost_flow() ? QpState::kWaitingFlow : QpState::kOwnedRarr;
   }
+  s->state = check.derived_state();
 }
 
 // The READ requester's next segment.
 void OpSegment(Participant* p, QpSlot* s, int psets = 0) {
-  p->doing.store("segment (s_lock -> setup_hw_flow, hfi1_kern_exp_rcv_setup)",
-                 std::memory_order_relaxed);
+  p->doing.store("segment (s_lock -> hfi1_build_tid_rdma_read_req)", std::memory_order_relaxed);
   SegmentOp(p, s, psets, "segment");
 }
 
-// Whether the QP's next segment waited for TIDs (its pagesets are computed
-// but it is not set up): the one a READ requester waiting on rarr_queue
-// retries. A wait that came from the rarr_wait gate has none. Only the QP's
-// own thread touches its request.
+// Whether the QP's next READ segment waited for TIDs (its pagesets are
+// computed but it is not set up): the one a READ requester waiting on
+// rarr_queue retries. A wait that came from the rarr_wait gate has none.
+// Only the QP's own thread touches its requests.
 bool SegmentQueued(const QpSlot* s) {
   return tid_request_has_waiting_segment(s->qp->priv->model_swqe->tid_req);
 }
+// The same for the QP's next WRITE segment.
+bool WriteQueued(const QpSlot* s) {
+  return tid_request_has_waiting_segment(s->qp->priv->model_ack->tid_req);
+}
+// On rarr_queue, a role's ops run only if its own segment is the one that
+// waits and the other role's does not: a sync point of one role could then
+// free the flow of a QP waiting for the other's TIDs, a state the engine
+// cannot hold (OpCheck::Derived).
+bool ReadWaits(const QpSlot* s) { return SegmentQueued(s) && !WriteQueued(s); }
+bool WriteWaits(const QpSlot* s) { return WriteQueued(s) && !SegmentQueued(s); }
 
-// A segment's READ response arrived: its TIDs are freed (nothing if none is
-// pending).
+// The oldest READ segment's response arrived: its TIDs are freed; the
+// READ's last response, or the last due at a sync point, frees the flow
+// (nothing if no segment is in flight).
 void OpSegmentDone(Participant* p, QpSlot* s) {
   p->doing.store("segment done (s_lock -> hfi1_kern_exp_rcv_clear)", std::memory_order_relaxed);
   OpCheck check(p, s->ctx, "segment done");
-  if (caller_read_resp_segment(s->qp, &check) == 0) p->Count(kSegmentsCleared);
+  const bool owned = s->state == QpState::kOwned;
+  if (caller_read_resp_segment(s->qp, &check) == 0) {
+    p->Count(kSegmentsCleared);
+    if (owned && check.derived_state() == QpState::kIdle) p->Count(kReleases);
+  }
+  s->state = check.derived_state();
 }
 
 // The WRITE responder's ops: each runs hfi1_tid_write_alloc_resources as
 // one of its kernel callers does, which may allocate segments, set up,
 // free or renew the flow, or queue the QP; the thread then believes what
-// the model says (OpCheck::write_state). A wait for a flow that began here
-// is counted as a setup's (the no-lost-wakeup pairing).
+// the model says (OpCheck::derived_state). A wait for a flow that began
+// here is counted as a setup's (the no-lost-wakeup pairing).
 void WriteOp(Participant* p, QpSlot* s, OpCheck* check, int ret) {
   if (check->lost_flow()) p->Count(kSetupEagain);
-  if (ret == 0 && check->write_state() != QpState::kWaitingFlow) p->Count(kSegmentsSetUp);
-  s->state = check->write_state();
+  if (ret == 0 && check->derived_state() != QpState::kWaitingFlow) p->Count(kSegmentsSetUp);
+  s->state = check->derived_state();
 }
 
 // A TID WRITE request arrives (a new one: `psets` pagesets per segment, 0:
@@ -200,11 +217,6 @@ void OpWriteAlloc(Participant* p, QpSlot* s, int psets = 0) {
   WriteOp(p, s, &check, ret);
 }
 
-// Whether the QP's next WRITE segment waited for TIDs (see SegmentQueued).
-bool WriteQueued(const QpSlot* s) {
-  return tid_request_has_waiting_segment(s->qp->priv->model_ack->tid_req);
-}
-
 // A WRITE segment's last data packet arrived: its TIDs are freed, then the
 // allocator runs (nothing if no segment is pending).
 void OpWriteData(Participant* p, QpSlot* s) {
@@ -216,16 +228,22 @@ void OpWriteData(Participant* p, QpSlot* s) {
   WriteOp(p, s, &check, -EBUSY);
 }
 
-// The flow-freeing completions of the two roles: the READ response that
-// completes the QP's last READ, the WRITE allocator with no request left.
-// Each frees the flow only if its own role has no segment pending or
-// waiting; neither looks at the other role's ([R-10]).
+// The responses of every READ segment in flight arrive, in order (each as
+// segment_done): the READ's last, if it was sent, completes it and frees the
+// flow (tid_r_comp == tid_r_reqs); a sync point's last frees it too. Neither
+// looks at the WRITE responder's segments ([R-10]).
 void OpReadComplete(Participant* p, QpSlot* s) {
-  p->doing.store("read complete (s_lock -> hfi1_kern_clear_hw_flow)", std::memory_order_relaxed);
-  OpCheck check(p, s->ctx, "read complete");
-  if (caller_read_req_complete(s->qp, &check) == 0) {
-    p->Count(kReleases);
-    s->state = QpState::kIdle;
+  p->doing.store("read complete (s_lock -> hfi1_kern_exp_rcv_clear, each segment)",
+                 std::memory_order_relaxed);
+  for (;;) {
+    OpCheck check(p, s->ctx, "read complete");
+    const int ret = caller_read_resp_segment(s->qp, &check);
+    if (ret == 0) p->Count(kSegmentsCleared);
+    if (s->state == QpState::kOwned && check.derived_state() == QpState::kIdle) {
+      p->Count(kReleases);
+    }
+    s->state = check.derived_state();
+    if (ret != 0) return;
   }
 }
 
@@ -333,9 +351,9 @@ void QpOp(Run* run, Participant* p, QpSlot* s) {
       break;
     case QpState::kOwnedRarr:
       if (r < 20) OpUse(p, run, s);
-      else if (r < 35 && SegmentQueued(s)) OpSegment(p, s);  // its retry
-      else if (r < 35 && WriteQueued(s)) OpWriteAlloc(p, s);
-      else if (r < 40) OpSegmentDone(p, s);
+      else if (r < 35 && ReadWaits(s)) OpSegment(p, s);  // its retry
+      else if (r < 35 && WriteWaits(s)) OpWriteAlloc(p, s);
+      else if (r < 40 && ReadWaits(s)) OpSegmentDone(p, s);
       else if (r < 70) OpRarrGrant(p, s);
       else if (r < 90) OpFlushRarr(p, s);
       else OpResyncAck(p, s);
@@ -364,22 +382,26 @@ FLOWCHECK_PLAIN_RUNNER(RarrGrant, OpRarrGrant(p, s))
 FLOWCHECK_PLAIN_RUNNER(RarrRelease, OpRarrRelease(p, s))
 FLOWCHECK_PLAIN_RUNNER(FlushRarr, OpFlushRarr(p, s))
 FLOWCHECK_PLAIN_RUNNER(ResyncAck, OpResyncAck(p, s))
-FLOWCHECK_PLAIN_RUNNER(SegmentDone, OpSegmentDone(p, s))
 FLOWCHECK_PLAIN_RUNNER(WriteData, OpWriteData(p, s))
 FLOWCHECK_PLAIN_RUNNER(WriteIdle, OpWriteIdle(p, s))
 FLOWCHECK_PLAIN_RUNNER(ReadComplete, OpReadComplete(p, s))
 #undef FLOWCHECK_PLAIN_RUNNER
 
+// Waiting for TIDs, a role only retries the segment that waited (the
+// kernel never starts another meanwhile), or takes its responses
+// (ReadWaits, WriteWaits).
 bool RunSegment(Run*, Participant* p, QpSlot* s, const ListedOp& op) {
-  // Waiting for TIDs, the requester only retries the segment that waited
-  // (the kernel never starts another meanwhile).
-  if (s->state == QpState::kOwnedRarr && !SegmentQueued(s)) return false;
+  if (s->state == QpState::kOwnedRarr && !ReadWaits(s)) return false;
   OpSegment(p, s, op.b);
   return true;
 }
+bool RunSegmentDone(Run*, Participant* p, QpSlot* s, const ListedOp&) {
+  if (s->state == QpState::kOwnedRarr && !ReadWaits(s)) return false;
+  OpSegmentDone(p, s);
+  return true;
+}
 bool RunWriteAlloc(Run*, Participant* p, QpSlot* s, const ListedOp& op) {
-  // Waiting for TIDs, the responder only retries the segment that waited.
-  if (s->state == QpState::kOwnedRarr && !WriteQueued(s)) return false;
+  if (s->state == QpState::kOwnedRarr && !WriteWaits(s)) return false;
   OpWriteAlloc(p, s, op.b);
   return true;
 }

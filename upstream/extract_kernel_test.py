@@ -324,7 +324,7 @@ class FunctionsFile(unittest.TestCase):
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "functions.txt")
         with open(path) as f:
             specs = ek.parse_functions(f.read())
-        self.assertEqual(len(specs), 36)
+        self.assertEqual(len(specs), 37)
 
 
 class CommandLine(unittest.TestCase):

@@ -151,6 +151,12 @@ void hfi1_tid_write_alloc_resources(struct rvt_qp *qp, bool intr_ctx) {
   upstream_hfi1_tid_write_alloc_resources(qp, intr_ctx);
 }
 
+// The READ requester (core/exp_rcv.h).
+u32 hfi1_build_tid_rdma_read_req(struct rvt_qp *qp, struct rvt_swqe *wqe,
+                                 struct ib_other_headers *ohdr, u32 *bth1, u32 *bth2, u32 *len) {
+  return upstream_hfi1_build_tid_rdma_read_req(qp, wqe, ohdr, bth1, bth2, len);
+}
+
 void hfi1_kern_init_ctxt_generations(struct hfi1_ctxtdata *rcd) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_model_random *saved = upstream_random_source;
   upstream_random_source = &rcd->random;

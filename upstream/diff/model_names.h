@@ -3,8 +3,8 @@
 //
 // Force-included (-include) first in every file of //upstream/diff:model_instance,
 // which compiles core's own flow layer (tid_rdma_flow.cc, tid_rdma_wait.cc)
-// and the platform files that call it by name (callers.cc, qp.cc, hfi1.cc,
-// tid_rdma_resync.cc) a second time. Every function those files define gets
+// and the platform files that call it by name (callers.cc, callers_read.cc,
+// qp.cc, hfi1.cc, tid_rdma_resync.cc) a second time. Every function those files define gets
 // the prefix diffmodel_, in its declaration (core's headers), its definition
 // and every call, so the copy calls only itself and links beside //core:core,
 // whose unprefixed names are the kernel's trampolines. The structures are not
@@ -92,7 +92,6 @@
 #define caller_read_resp_segment diffmodel_caller_read_resp_segment
 #define caller_read_req_clear_all diffmodel_caller_read_req_clear_all
 #define read_req_pending_segments diffmodel_read_req_pending_segments
-#define caller_read_req_complete diffmodel_caller_read_req_complete
 #define caller_read_req_flush_complete diffmodel_caller_read_req_flush_complete
 #define caller_write_alloc_segment diffmodel_caller_write_alloc_segment
 #define caller_write_data_segment diffmodel_caller_write_data_segment
@@ -100,5 +99,7 @@
 #define caller_write_req_clear_all diffmodel_caller_write_req_clear_all
 #define write_req_pending_segments diffmodel_write_req_pending_segments
 #define tid_request_has_waiting_segment diffmodel_tid_request_has_waiting_segment
+// core/callers_internal.h: its namespace, so every function in it is renamed.
+#define callers_internal diffmodel_callers_internal
 
 #endif  // FLOWCHECK_UPSTREAM_DIFF_MODEL_NAMES_H_

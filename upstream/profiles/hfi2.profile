@@ -33,6 +33,10 @@ map trace_hfi2_* trace_hfi1_*
 # The TID WRITE responder's allocator and its RNR timeout helpers (hfi2's
 # text names them hfi2_tid_write_alloc_resources, ...), and the flag it clears.
 map hfi2_tid_write_alloc_resources hfi1_tid_write_alloc_resources
+# The TID READ requester's segment builder and the packet builder it calls
+# (hfi2's text: hfi2_build_tid_rdma_read_req, ..._read_packet).
+map hfi2_build_tid_rdma_read_req hfi1_build_tid_rdma_read_req
+map hfi2_build_tid_rdma_read_packet hfi1_build_tid_rdma_read_packet
 map hfi2_compute_tid_* hfi1_compute_tid_*
 map HFI2_R_TID_SW_PSN HFI1_R_TID_SW_PSN
 # The device's work queue: hfi2 keeps it in the device (dd->hfi2_wq), hfi1

@@ -54,6 +54,8 @@ template <typename... A> inline void trace_hfi1_tid_entry_alloc(A &&...) {}
 template <typename... A> inline void trace_hfi1_rsp_tid_write_alloc_res(A &&...) {}
 template <typename... A> inline void trace_hfi1_tid_write_rsp_alloc_res(A &&...) {}
 template <typename... A> inline void trace_hfi1_tid_req_write_alloc_res(A &&...) {}
+// The READ requester's.
+template <typename... A> inline void trace_hfi1_tid_req_build_read_req(A &&...) {}
 
 // tid_rdma_schedule_tid_wakeup() finds the work queue through the QP's port:
 //   ibp = to_iport(qp->ibqp.device, qp->port_num); ppd = ppd_from_ibp(ibp);
