@@ -31,6 +31,22 @@ FlowBefore FlowOf(const rvt_qp* qp) __must_hold(&qp->s_lock);
 void AuditCrossRoleClear(rvt_qp* qp, const FlowBefore& before, int other_pending)
     __must_hold(&qp->s_lock);
 
+// The send side's lock as the send engine and the receive handlers take it:
+// qp->s_lock, irqsave, for the guard's scope.
+class SLockIrqsave {
+ public:
+  explicit SLockIrqsave(rvt_qp* qp) ABSL_NO_THREAD_SAFETY_ANALYSIS : qp_(qp) {
+    spin_lock_irqsave(&qp->s_lock, flags_);
+  }
+  ~SLockIrqsave() ABSL_NO_THREAD_SAFETY_ANALYSIS { spin_unlock_irqrestore(&qp_->s_lock, flags_); }
+  SLockIrqsave(const SLockIrqsave&) = delete;
+  SLockIrqsave& operator=(const SLockIrqsave&) = delete;
+
+ private:
+  rvt_qp* const qp_;
+  unsigned long flags_ = 0;
+};
+
 }  // namespace callers_internal
 
 #endif  // FLOWCHECK_CORE_CALLERS_INTERNAL_H_

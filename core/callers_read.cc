@@ -15,6 +15,7 @@ using callers_internal::FlowBefore;
 using callers_internal::FlowOf;
 using callers_internal::ObserveWithSLock;
 using callers_internal::PendingSegments;
+using callers_internal::SLockIrqsave;
 
 namespace {
 
@@ -78,8 +79,7 @@ int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
                             CallerObserver* observer) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_qp_priv* qpriv = qp->priv;
   tid_rdma_request* req = &qpriv->model_swqe->tid_req;
-  unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
+  SLockIrqsave lock(qp);
   const FlowBefore before = FlowOf(qp);
   int ret = 0;
   // NOT KERNEL: the QP's application posts the next READ as soon as the
@@ -131,7 +131,6 @@ int caller_read_req_segment(rvt_qp* qp, const u8* pset_pages, u8 psets,
     observer->UnderLock(rcd, CallerEvent{CallerOp::kReadReqSegment, qp, psets, ret});
   }
   spin_unlock(&rcd->exp_lock);
-  spin_unlock_irqrestore(&qp->s_lock, flags);
   return ret;
 }
 
@@ -141,8 +140,7 @@ int caller_read_resp_segment(rvt_qp* qp, CallerObserver* observer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_qp_priv* priv = qp->priv;
   tid_rdma_request* req = &priv->model_swqe->tid_req;
-  unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
+  SLockIrqsave lock(qp);
   const FlowBefore before = FlowOf(qp);
   int ret = -EINVAL;  // no READ segment in flight: no response to come
   if (priv->model_read_posted && PendingSegments(*req) != 0) {
@@ -177,7 +175,6 @@ int caller_read_resp_segment(rvt_qp* qp, CallerObserver* observer)
   // Neither condition looks at the WRITE responder's segments ([R-10]).
   AuditCrossRoleClear(qp, before, write_req_pending_segments(qp));
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadRespSegment, 0, ret);
-  spin_unlock_irqrestore(&qp->s_lock, flags);
   return ret;
 }
 
@@ -185,8 +182,7 @@ void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   hfi1_qp_priv* priv = qp->priv;
   tid_rdma_request* req = &priv->model_swqe->tid_req;
-  unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
+  SLockIrqsave lock(qp);
   long freed = 0;  // for the observer: a call that freed nothing changed nothing
   if (req->flows != nullptr) {
     freed = CIRC_CNT(req->setup_head, req->clear_tail, MAX_FLOWS);
@@ -201,13 +197,11 @@ void caller_read_req_clear_all(rvt_qp* qp, CallerObserver* observer)
   qp->s_num_rd_atomic = 0;
   qp->s_flags &= ~RVT_S_WAIT_RDMAR;
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqClearAll, freed, 0);
-  spin_unlock_irqrestore(&qp->s_lock, flags);
 }
 
 void caller_read_req_flush_complete(rvt_qp* qp, CallerObserver* observer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  unsigned long flags;
-  spin_lock_irqsave(&qp->s_lock, flags);
+  SLockIrqsave lock(qp);
   // NOT KERNEL, model audit: the entries the ring's set-up segments hold,
   // which no one can clear once the flow array is gone ([R-6]).
   qp->priv->rcd->rcvarray_audit.orphaned_entries.fetch_add(
@@ -215,5 +209,4 @@ void caller_read_req_flush_complete(rvt_qp* qp, CallerObserver* observer)
   // "We are in the error state, flush the work request."
   EndRead(qp);
   if (observer != nullptr) ObserveWithSLock(observer, qp, CallerOp::kReadReqFlushComplete, 0, 0);
-  spin_unlock_irqrestore(&qp->s_lock, flags);
 }
