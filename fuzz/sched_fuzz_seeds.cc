@@ -94,6 +94,21 @@ std::vector<Seed> SchedSeeds() {
                 {"setup@0,segment@0.4,segment@0.12,segment_done@0,segment_done@0,read_complete@0",
                  "write_alloc@0.4,write_data@0,write_idle@0"},
                 {{5, 1}, {5, 1}, {5, 1}, {5, 1}, {5, 1}}),
+      // Both roles short of TIDs, in turn, no preemption: stress-0's QP 0
+      // reads (2 segments), its QP 1 is asked for a TID WRITE whose fourth
+      // segment finds no TIDs (a wait on rarr_queue from the receive path:
+      // an RNR NAK); the READ's responses free TIDs and its completion its
+      // flow, the request resent after the NAK gets them. stress-1's READ
+      // then waits behind the queue's head (req->state QUEUED).
+      SchedSeed("both-roles-short-of-tids", SchedShape{2, false, 2, 1, 2}, 5,
+                {"setup@0,segment@0.4,segment@0.4,write_alloc@1.16,segment_done@0,"
+                 "segment_done@0,write_alloc@1,write_data@1,write_idle@1",
+                 "setup@0,segment@0.16,segment@0.16,segment_done@0"},
+                {}),
+      // A TID WRITE request arrives at a QP while the one free flow is
+      // another's: the responder's allocator waits on flow_queue, sizes its
+      // RNR timeout from its place in the queue and schedules the NAK.
+      SchedSeed("write-waits-for-a-flow", kTwo, 6, {"setup@0,use@0", "write_alloc@0.4"}, {}),
       // Four threads and the interrupt: RESYNCs, bare flows and setups.
       SchedSeed("four-threads-and-irq", SchedShape{4, true, 1, 2, 2}, 11,
                 {"setup@0,resync_ack@0,release@0", "bare_reserve@0.5,setup@0,bare_release@0",
