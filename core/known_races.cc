@@ -6,7 +6,10 @@
 
 #include "common/sanitizers.h"
 
-bool hfi1_show_kernel_races() {
+namespace {
+
+// Whether the known races are reported (known_races.h).
+bool ShowKernelRaces() {
   static const bool show = [] {
     const char* v = std::getenv("FLOWCHECK_TSAN_KERNEL_RACES");
     return v != nullptr && std::strcmp(v, "1") == 0;
@@ -14,9 +17,11 @@ bool hfi1_show_kernel_races() {
   return show;
 }
 
+}  // namespace
+
 u32 hfi1_r11_position_in_queue(u32 (*position)(hfi1_qp_priv*, tid_queue*), hfi1_qp_priv* qpriv,
                                tid_queue* queue) {
-  if (hfi1_show_kernel_races()) return position(qpriv, queue);
+  if (ShowKernelRaces()) return position(qpriv, queue);
   flowcheck::TsanIgnoreAccesses hide;  // the kernel's read, kept
   return position(qpriv, queue);
 }

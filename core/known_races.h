@@ -10,19 +10,16 @@
 // hfi1_r11_position_in_queue (core/tid_rdma_write.cc by a #define,
 // upstream/functions.txt by calls=), which runs it with ThreadSanitizer
 // ignoring its reads, unless FLOWCHECK_TSAN_KERNEL_RACES=1 is in the
-// environment: then a TSan run reports the race (//stress:kernel_race_test).
+// environment: then a TSan run reports the race (//core:tsan_race_test).
 #ifndef FLOWCHECK_CORE_KNOWN_RACES_H_
 #define FLOWCHECK_CORE_KNOWN_RACES_H_
 
 #include "core/hfi1.h"
 #include "core/qp.h"
 
-// Whether the known races are reported: FLOWCHECK_TSAN_KERNEL_RACES is "1"
-// (read once, at the first call).
-bool hfi1_show_kernel_races();
-
 // Runs `position` (the text's position_in_queue) on (qpriv, queue), its
-// reads hidden from TSan unless hfi1_show_kernel_races(); returns its result.
+// reads hidden from TSan unless FLOWCHECK_TSAN_KERNEL_RACES is "1" (read
+// once, at the first call); returns its result.
 u32 hfi1_r11_position_in_queue(u32 (*position)(hfi1_qp_priv*, tid_queue*), hfi1_qp_priv* qpriv,
                                tid_queue* queue);
 
