@@ -178,18 +178,23 @@ bool WriteQueued(const QpSlot* s) {
 bool ReadWaits(const QpSlot* s) { return SegmentQueued(s) && !WriteQueued(s); }
 bool WriteWaits(const QpSlot* s) { return WriteQueued(s) && !SegmentQueued(s); }
 
-// The oldest READ segment's response arrived: its TIDs are freed; the
-// READ's last response, or the last due at a sync point, frees the flow
-// (nothing if no segment is in flight).
+// The oldest READ segment's response arrives (caller_read_resp_segment):
+// its TIDs are freed; the READ's last response, or the last due at a sync
+// point, frees the flow. Returns the caller's result (-EINVAL: none was in
+// flight, nothing changed).
+int ReadResponse(Participant* p, QpSlot* s, const char* where) {
+  OpCheck check(p, s->ctx, where);
+  const bool owned = s->state == QpState::kOwned;
+  const int ret = caller_read_resp_segment(s->qp, &check);
+  if (ret == 0) p->Count(kSegmentsCleared);
+  if (owned && check.derived_state() == QpState::kIdle) p->Count(kReleases);
+  s->state = check.derived_state();
+  return ret;
+}
+
 void OpSegmentDone(Participant* p, QpSlot* s) {
   p->doing.store("segment done (s_lock -> hfi1_kern_exp_rcv_clear)", std::memory_order_relaxed);
-  OpCheck check(p, s->ctx, "segment done");
-  const bool owned = s->state == QpState::kOwned;
-  if (caller_read_resp_segment(s->qp, &check) == 0) {
-    p->Count(kSegmentsCleared);
-    if (owned && check.derived_state() == QpState::kIdle) p->Count(kReleases);
-  }
-  s->state = check.derived_state();
+  ReadResponse(p, s, "segment done");
 }
 
 // The WRITE responder's ops: each runs hfi1_tid_write_alloc_resources as
@@ -235,15 +240,7 @@ void OpWriteData(Participant* p, QpSlot* s) {
 void OpReadComplete(Participant* p, QpSlot* s) {
   p->doing.store("read complete (s_lock -> hfi1_kern_exp_rcv_clear, each segment)",
                  std::memory_order_relaxed);
-  for (;;) {
-    OpCheck check(p, s->ctx, "read complete");
-    const int ret = caller_read_resp_segment(s->qp, &check);
-    if (ret == 0) p->Count(kSegmentsCleared);
-    if (s->state == QpState::kOwned && check.derived_state() == QpState::kIdle) {
-      p->Count(kReleases);
-    }
-    s->state = check.derived_state();
-    if (ret != 0) return;
+  while (ReadResponse(p, s, "read complete") == 0) {
   }
 }
 
