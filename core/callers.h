@@ -224,10 +224,6 @@ void caller_write_req_clear_all(rvt_qp* qp, CallerObserver* observer = nullptr);
 // its pagesets for its retry (the request is not done with it). The
 // request's QP's s_lock.
 bool tid_request_has_waiting_segment(const tid_rdma_request& req);
-// Segments of the QP's READ request set up and not yet cleared. s_lock.
-int read_req_pending_segments(rvt_qp* qp) __must_hold(&qp->s_lock);
-// The same for its TID WRITE request (the kernel's alloc_w_segs). s_lock.
-int write_req_pending_segments(rvt_qp* qp) __must_hold(&qp->s_lock);
 int caller_reserve_flow(hfi1_ctxtdata* rcd, int last, CallerObserver* observer = nullptr);
 void caller_release_flow(hfi1_ctxtdata* rcd, int idx, CallerObserver* observer = nullptr);
 

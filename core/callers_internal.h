@@ -6,6 +6,11 @@
 #include "core/callers.h"
 #include "core/exp_rcv.h"
 
+// Segments of the QP's READ request set up and not yet cleared. s_lock.
+int read_req_pending_segments(rvt_qp* qp) __must_hold(&qp->s_lock);
+// The same for its TID WRITE request (the kernel's alloc_w_segs). s_lock.
+int write_req_pending_segments(rvt_qp* qp) __must_hold(&qp->s_lock);
+
 namespace callers_internal {
 
 // For callers whose flow-layer function took and dropped exp_lock itself:
