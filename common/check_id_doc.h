@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
 #include "common/check_id.h"
+#include "common/strings.h"
 
 namespace flowcheck {
 
@@ -38,13 +38,13 @@ void AppendIdRows(const CheckId<Check> (&table)[N], std::vector<IdRow>* rows) {
 // The rows of every id table in `markdown`, in order, ids without their
 // backticks. A row that does not have two cells is returned with its whole
 // text as the id, so that it shows up as unexpected.
-std::vector<IdRow> IdTableRows(absl::string_view markdown);
+std::vector<IdRow> IdTableRows(std::string_view markdown);
 
 // What differs between `rows` and the id tables of `markdown`, one line each:
 // an id the doc lacks, an id only the doc has, a meaning that differs, an id
 // listed twice. Empty when they agree.
 std::vector<std::string> CompareIdTables(const std::vector<IdRow>& rows,
-                                         absl::string_view markdown);
+                                         std::string_view markdown);
 
 // Reads `path` (relative to the test's working directory, the runfiles
 // root) into *out; false if it cannot be read.

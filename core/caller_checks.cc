@@ -1,8 +1,7 @@
 // core/caller_checks.cc: see checks.h.
 #include "core/caller_checks.h"
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "core/bitops.h"
 #include "core/invariants.h"
 #include "core/list.h"
@@ -61,7 +60,7 @@ std::vector<Finding> CheckAfterOp(const ContextState& ctx) {
   const unsigned int harness = hweight_long(ctx.bare_mask);
   if (reserved != qp_owned + harness) {
     out.push_back(Finding{
-        kIdMaskCount, absl::StrFormat("popcount(flow_mask 0x%x) = %u but %u flow(s) are owned "
+        kIdMaskCount, flowcheck::StrFormat("popcount(flow_mask 0x%lx) = %u but %u flow(s) are owned "
                                       "(%u by QPs, %u by harness threads)",
                               ctx.rcd->flow_mask, reserved, qp_owned + harness, qp_owned, harness)});
   }
@@ -76,33 +75,33 @@ std::vector<Finding> CheckBareReserve(const ContextState& ctx, int last, int ret
     if ((mask & kFlowBits) != kFlowBits) {
       out.push_back(Finding{
           kIdEagain,
-          absl::StrFormat("kern_reserve_flow(last=%d) by harness thread %d returned -EAGAIN "
-                          "while flow_mask was 0x%x: flow %d was free",
+          flowcheck::StrFormat("kern_reserve_flow(last=%d) by harness thread %d returned -EAGAIN "
+                          "while flow_mask was 0x%lx: flow %d was free",
                           last, thread, mask, static_cast<int>(ffz(mask)))});
     }
     return out;
   }
   if (ret < 0 || ret >= RXE_NUM_TID_FLOWS) {
-    out.push_back(Finding{kIdReserve, absl::StrFormat("kern_reserve_flow(last=%d) returned %d, "
+    out.push_back(Finding{kIdReserve, flowcheck::StrFormat("kern_reserve_flow(last=%d) returned %d, "
                                                       "neither a flow nor -EAGAIN",
                                                       last, ret)});
     return out;
   }
   if (!test_bit(ret, &mask)) {
-    out.push_back(Finding{kIdReserve, absl::StrFormat("kern_reserve_flow(last=%d) returned flow "
-                                                      "%d but its bit is clear in flow_mask 0x%x",
+    out.push_back(Finding{kIdReserve, flowcheck::StrFormat("kern_reserve_flow(last=%d) returned flow "
+                                                      "%d but its bit is clear in flow_mask 0x%lx",
                                                       last, ret, mask)});
   }
   const int qpn = QpOwning(ctx, ret);
   if (qpn >= 0) {
     out.push_back(Finding{
-        kIdReserve, absl::StrFormat("flow %d handed out twice: kern_reserve_flow(last=%d) gave "
+        kIdReserve, flowcheck::StrFormat("flow %d handed out twice: kern_reserve_flow(last=%d) gave "
                                     "it to harness thread %d while qp %d owns it",
                               ret, last, thread, qpn)});
   }
   if ((ctx.bare_mask >> ret) & 1) {
     out.push_back(Finding{
-        kIdReserve, absl::StrFormat("flow %d handed out twice: kern_reserve_flow(last=%d) gave "
+        kIdReserve, flowcheck::StrFormat("flow %d handed out twice: kern_reserve_flow(last=%d) gave "
                                     "it to harness thread %d while harness thread %d holds it",
                               ret, last, thread, ctx.bare_owner[ret])});
   }
@@ -124,25 +123,25 @@ std::vector<Finding> CheckSetupResult(const ContextState& ctx, const rvt_qp* qp,
   const bool flagged = WaitTidSpaceFlag(qp);  // the caller holds s_lock
   if (ret == 0) {
     if (fs.index >= RXE_NUM_TID_FLOWS || !test_bit(fs.index, &ctx.rcd->flow_mask)) {
-      out.push_back(Finding{kIdSetup, absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned 0 "
+      out.push_back(Finding{kIdSetup, flowcheck::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned 0 "
                                                      "but the QP owns no reserved flow (index "
-                                                     "%u, flow_mask 0x%x)",
+                                                     "%u, flow_mask 0x%lx)",
                                                      qp->qp_num, fs.index, ctx.rcd->flow_mask)});
     }
     if (queue == 'f') {
-      out.push_back(Finding{kIdSetup, absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned 0 "
+      out.push_back(Finding{kIdSetup, flowcheck::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned 0 "
                                                      "but left the QP on flow_queue",
                                                      qp->qp_num)});
     }
   } else if (ret == -EAGAIN) {
     if (fs.index != RXE_NUM_TID_FLOWS) {
-      out.push_back(Finding{kIdSetup, absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned "
+      out.push_back(Finding{kIdSetup, flowcheck::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned "
                                                      "-EAGAIN but the QP owns flow %u",
                                                      qp->qp_num, fs.index)});
     }
     if (queue != 'f' || !flagged) {
       out.push_back(Finding{
-          kIdSetup, absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned -EAGAIN but the QP "
+          kIdSetup, flowcheck::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned -EAGAIN but the QP "
                                    "is %s and %s: nobody will wake it",
                                    qp->qp_num,
                                    queue == 'f'   ? "on flow_queue"
@@ -151,7 +150,7 @@ std::vector<Finding> CheckSetupResult(const ContextState& ctx, const rvt_qp* qp,
                                    flagged ? "flagged" : "not flagged HFI1_S_WAIT_TID_SPACE")});
     }
   } else {
-    out.push_back(Finding{kIdSetup, absl::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned %d",
+    out.push_back(Finding{kIdSetup, flowcheck::StrFormat("hfi1_kern_setup_hw_flow(qp %u) returned %d",
                                                    qp->qp_num, ret)});
   }
   return out;
@@ -173,8 +172,8 @@ std::vector<Finding> CheckNoLostWakeup(const ContextState& ctx) {
   if (in_flight) return out;  // not at rest after all: the wakeup is on its way
   out.push_back(Finding{
       kIdNoLostWakeup,
-      absl::StrFormat("qp %u waits at the head of flow_queue (%d QP(s) waiting) while %u of 32 "
-                      "flows are free (flow_mask 0x%x) and no wakeup is pending: nobody will "
+      flowcheck::StrFormat("qp %u waits at the head of flow_queue (%d QP(s) waiting) while %u of 32 "
+                      "flows are free (flow_mask 0x%lx) and no wakeup is pending: nobody will "
                       "wake it",
                       head->owner->qp_num, waiting,
                       RXE_NUM_TID_FLOWS - hweight_long(ctx.rcd->flow_mask & kFlowBits),
@@ -194,17 +193,17 @@ std::vector<Finding> CheckFinal(const ContextState& ctx) {
   lockdep_assert_held(&ctx.rcd->exp_lock);
   std::vector<Finding> out = CheckAtRest(ctx);
   if (ctx.rcd->flow_mask != 0) {
-    out.push_back(Finding{kIdFinal, absl::StrFormat("context %u: flow_mask is 0x%x after every "
+    out.push_back(Finding{kIdFinal, flowcheck::StrFormat("context %u: flow_mask is 0x%lx after every "
                                                    "owner released its flows",
                                                    ctx.rcd->ctxt, ctx.rcd->flow_mask)});
   }
   if (ctx.bare_mask != 0) {
-    out.push_back(Finding{kIdFinal, absl::StrFormat("context %u: the harness still holds flows "
-                                                   "0x%x",
+    out.push_back(Finding{kIdFinal, flowcheck::StrFormat("context %u: the harness still holds flows "
+                                                   "0x%lx",
                                                    ctx.rcd->ctxt, ctx.bare_mask)});
   }
   if (!list_empty(&ctx.rcd->flow_queue.queue_head) || !list_empty(&ctx.rcd->rarr_queue.queue_head)) {
-    out.push_back(Finding{kIdFinal, absl::StrFormat("context %u: flow_queue %s, rarr_queue %s "
+    out.push_back(Finding{kIdFinal, flowcheck::StrFormat("context %u: flow_queue %s, rarr_queue %s "
                                                    "at the end",
                                                    ctx.rcd->ctxt,
                                                    list_empty(&ctx.rcd->flow_queue.queue_head)
@@ -217,13 +216,13 @@ std::vector<Finding> CheckFinal(const ContextState& ctx) {
   for (const rvt_qp* qp : ctx.qps) {
     const int refs = qp->refcount.load(std::memory_order_acquire);
     if (refs != 1) {
-      out.push_back(Finding{kIdFinal, absl::StrFormat("qp %u holds %d reference(s) at the end, "
+      out.push_back(Finding{kIdFinal, flowcheck::StrFormat("qp %u holds %d reference(s) at the end, "
                                                      "1 (the QP table's) expected",
                                                      qp->qp_num, refs)});
     }
     if (work_pending(&qp->priv->tid_rdma.trigger_work) ||
         work_pending(&qp->priv->s_iowait.iowork)) {
-      out.push_back(Finding{kIdFinal, absl::StrFormat("qp %u still has work pending at the end",
+      out.push_back(Finding{kIdFinal, flowcheck::StrFormat("qp %u still has work pending at the end",
                                                      qp->qp_num)});
     }
   }

@@ -6,10 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/string_view.h"
-#include "absl/strings/strip.h"
+#include "common/strings.h"
 
 #include "common/check_id.h"
 #include "common/check_id_doc.h"
@@ -38,18 +35,18 @@ TEST(CheckIdsDoc, CoreMdListsEveryCoreIdWithItsMeaning) {
 std::set<std::string> CheckedRuleIds(const std::string& doc) {
   std::set<std::string> ids;
   bool checked_table = false;
-  for (absl::string_view line : absl::StrSplit(doc, '\n')) {
-    if (!absl::StartsWith(line, "|")) {
+  for (std::string_view line : flowcheck::StrSplit(doc, '\n')) {
+    if (!flowcheck::StartsWith(line, "|")) {
       checked_table = false;
       continue;
     }
-    if (absl::StartsWith(line, "| Id |")) {
-      checked_table = absl::StrContains(line, "| Checked by |");
+    if (flowcheck::StartsWith(line, "| Id |")) {
+      checked_table = flowcheck::StrContains(line, "| Checked by |");
       continue;
     }
-    std::vector<std::string> cells = absl::StrSplit(line, '|');
+    std::vector<std::string_view> cells = flowcheck::StrSplit(line, '|');
     if (checked_table && cells.size() > 2) {
-      std::string id(absl::StripAsciiWhitespace(cells[1]));
+      std::string id(flowcheck::StripAsciiWhitespace(cells[1]));
       if (!id.empty() && id.find('-') == std::string::npos) ids.insert(id);
     }
   }

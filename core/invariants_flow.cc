@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "absl/container/inlined_vector.h"
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "core/invariants_internal.h"
 #include "core/reference.h"
 #include "lockcheck/lockdep.h"
@@ -115,7 +115,7 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
 
   // F1: bitmap <-> owners.
   if ((mask >> kFlows) != 0) {
-    c->Add(Invariant::kF1, Severity::kViolation, "flow_mask 0x%x has bits above 31 set", mask);
+    c->Add(Invariant::kF1, Severity::kViolation, "flow_mask 0x%lx has bits above 31 set", mask);
   }
   for (; f1 != 0; f1 &= f1 - 1) {
     const int i = __builtin_ctzll(f1);
@@ -129,12 +129,12 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
       std::string who;
       if (c->formats()) {
         owners.ForEach(i, [&who](const QpFlow& q) {
-          who += absl::StrFormat("%sqp %u", who.empty() ? "" : ", ", q.qp->qp_num);
+          who += flowcheck::StrFormat("%sqp %u", who.empty() ? "" : ", ", q.qp->qp_num);
         });
         if (by_harness) who += ", the harness";
       }
-      c->Add(Invariant::kF1, Severity::kViolation, "flow %d is owned %u times: %s (handed out twice)", i,
-             claims, who);
+      c->Add(Invariant::kF1, Severity::kViolation, "flow %d is owned %zu times: %s (handed out twice)", i,
+             claims, who.c_str());
     }
     if (!reserved) {
       owners.ForEach(i, [c, i](const QpFlow& q) {
@@ -181,13 +181,13 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
       }
       if (reg != RegisterValue(q.generation)) {
         c->Add(Invariant::kF2, Severity::kViolation,
-               "flow %d (owned by qp %u, generation 0x%x): register 0x%x, expected 0x%x", i,
+               "flow %d (owned by qp %u, generation 0x%x): register 0x%" PRIx64 ", expected 0x%" PRIx64 "", i,
                q.qp->qp_num, q.generation, reg, RegisterValue(q.generation));
       }
     });
     // F3: a free flow's register is released (RESERVED, no suppression).
     if (FreeRegisterWrong(reserved, reg)) {
-      c->Add(Invariant::kF3, Severity::kViolation, "free flow %d: register 0x%x, expected 0x%x", i, reg,
+      c->Add(Invariant::kF3, Severity::kViolation, "free flow %d: register 0x%" PRIx64 ", expected 0x%" PRIx64 "", i, reg,
              RegisterValue(kReserved));
     }
     // F4: every release advanced the generation to next(old), never RESERVED.

@@ -3,11 +3,12 @@
 #ifndef FLOWCHECK_CORE_INVARIANTS_INTERNAL_H_
 #define FLOWCHECK_CORE_INVARIANTS_INTERNAL_H_
 
+#include <cstdarg>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_format.h"
 #include "absl/types/span.h"
+#include "common/strings.h"
 #include "core/hfi1.h"
 #include "core/invariants.h"
 #include "core/qp.h"
@@ -22,13 +23,14 @@ namespace internal {
 class Collector {
  public:
   explicit Collector(std::vector<InvariantViolation>* out) : out_(out) {}
-  template <typename... Args>
-  void Add(Invariant id, Severity s, const absl::FormatSpec<Args...>& fmt,
-           const Args&... args) {
+  // fmt and the arguments as printf takes them (checked by the compiler).
+  void Add(Invariant id, Severity s, const char* fmt, ...) __attribute__((format(printf, 4, 5))) {
     (s == Severity::kViolation ? verdict_.violation : verdict_.upstream_divergence) = true;
     if (out_ != nullptr) {
-      out_->push_back(
-          InvariantViolation{IdOf(kInvariantIds, id), s, absl::StrFormat(fmt, args...)});
+      va_list args;
+      va_start(args, fmt);
+      out_->push_back(InvariantViolation{IdOf(kInvariantIds, id), s, StrFormatV(fmt, args)});
+      va_end(args);
     }
   }
   // Whether reports are formatted: a check may skip building a description

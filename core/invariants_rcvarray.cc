@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "core/exp_rcv.h"
 #include "core/invariants_internal.h"
 
@@ -50,20 +50,20 @@ void CheckPlanConsumed(const tid_rdma_flow& flow, u32 qpn, const char* role, u16
   }
   std::string why;
   if (flow.npagesets % 2 != 0 || odd_nodes != 0) {
-    why = absl::StrFormat("npagesets %u, %u node(s) of an odd count", flow.npagesets, odd_nodes);
+    why = flowcheck::StrFormat("npagesets %u, %u node(s) of an odd count", flow.npagesets, odd_nodes);
   } else if (planned != flow.npagesets) {
-    why = absl::StrFormat("its %u node(s) plan %u entries for %u pagesets", flow.tnode_cnt,
+    why = flowcheck::StrFormat("its %u node(s) plan %u entries for %u pagesets", flow.tnode_cnt,
                           planned, flow.npagesets);
   } else if (flow.tidcnt != flow.npagesets / 2) {
-    why = absl::StrFormat("%u TID entries for %u pagesets (one per pair)", flow.tidcnt,
+    why = flowcheck::StrFormat("%u TID entries for %u pagesets (one per pair)", flow.tidcnt,
                           flow.npagesets);
   } else if (len != pages) {
-    why = absl::StrFormat("its TID entries' lengths sum to %u pages, its pagesets hold %u", len,
+    why = flowcheck::StrFormat("its TID entries' lengths sum to %u pages, its pagesets hold %u", len,
                           pages);
   }
   if (!why.empty()) {
     c->Add(Invariant::kG6, Severity::kViolation, "qp %u's live %s segment (slot %u): %s", qpn,
-           role, slot, why);
+           role, slot, why.c_str());
   }
 }
 
@@ -156,10 +156,10 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
         const bool cross = qp->priv->model_cross_role_clears != 0;
         const std::string owns = fs.index >= RXE_NUM_TID_FLOWS
                                      ? std::string("owns no flow")
-                                     : absl::StrFormat("owns flow %u", fs.index);
+                                     : flowcheck::StrFormat("owns flow %u", fs.index);
         c->Add(Invariant::kR7, cross ? Severity::kUpstreamDivergence : Severity::kViolation,
                "%sqp %u's live %s segment (slot %u) was set up on flow %u, but the QP %s%s",
-               cross ? "[R-10] " : "", qpn, role, s, flow.idx, owns,
+               cross ? "[R-10] " : "", qpn, role, s, flow.idx, owns.c_str(),
                cross ? " (the other role freed the shared flow under it)" : "");
       }
       CheckPlanConsumed(flow, qpn, role, s, c);

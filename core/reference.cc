@@ -4,18 +4,18 @@
 // of the rule, not the formula again.
 #include "core/reference.h"
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 
 namespace flowcheck {
 namespace reference {
 
 void CheckNextGeneration(uint32_t g, uint32_t next, std::vector<PropertyViolation>* out) {
   if (next == kReservedGeneration) {
-    out->push_back({Property::kGenNext, absl::StrFormat("next(0x%x) is RESERVED", g)});
+    out->push_back({Property::kGenNext, flowcheck::StrFormat("next(0x%x) is RESERVED", g)});
   }
   if (next > kGenerationMask) {
     out->push_back({Property::kGenNext,
-                    absl::StrFormat("next(0x%x) = 0x%x is wider than 20 bits", g, next)});
+                    flowcheck::StrFormat("next(0x%x) = 0x%x is wider than 20 bits", g, next)});
   }
 }
 
@@ -24,7 +24,7 @@ void CheckRegisterFields(uint32_t gen, uint64_t reg, std::vector<PropertyViolati
   auto expect = [&](bool ok, const char* what) {
     if (!ok) {
       out->push_back({Property::kRegFields,
-                      absl::StrFormat("register 0x%016x for generation 0x%x: %s", reg, gen, what)});
+                      flowcheck::StrFormat("register 0x%016" PRIx64 " for generation 0x%x: %s", reg, gen, what)});
     }
   };
   expect((reg & kSequenceField) == 0, "sequence (bits 0..10) is not 0");

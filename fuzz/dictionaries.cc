@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "fuzz/seeds.h"
 
 namespace flowcheck {
@@ -71,7 +71,7 @@ std::string Quoted(const std::vector<uint8_t>& bytes) {
   std::string s = "\"";
   for (uint8_t b : bytes) {
     const bool plain = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9');
-    s += plain ? std::string(1, static_cast<char>(b)) : absl::StrFormat("\\x%02x", b);
+    s += plain ? std::string(1, static_cast<char>(b)) : flowcheck::StrFormat("\\x%02x", b);
   }
   return s + "\"";
 }
@@ -101,25 +101,26 @@ std::string DictionaryText(Format f) {
     const std::vector<uint8_t> b = Encoded(f, qps, {op});
     return Quoted(std::vector<uint8_t>(b.begin() + header, b.end()));
   };
-  std::string s = absl::StrFormat(
+  std::string s = flowcheck::StrFormat(
       "# %s: written by `bazel run //fuzz:make_seeds` from fuzz/op_table.h and\n"
       "# fuzz/dictionaries.cc (do not edit). Records: docs/fuzz-format.md.\n",
       TargetName(f));
   const std::vector<uint8_t> empty = Encoded(f, qps, {});
-  s += absl::StrFormat("header=%s\n", Quoted({empty[0], empty[1]}));  // format and version
-  if (header > 2) s += absl::StrFormat("header_%dqps=%s\n", qps, Quoted(empty));
+  s += flowcheck::StrFormat("header=%s\n", (Quoted({empty[0], empty[1]})).c_str());  // format and version
+  if (header > 2) s += flowcheck::StrFormat("header_%dqps=%s\n", qps, Quoted(empty).c_str());
   int count = 0;
   const OpSpec* ops = OpsOf(f, &count);
   for (int code = 0; code < count; ++code) {
-    s += absl::StrFormat("%s=%s\n", ops[code].name, record(MakeOp(code, 0, 0, 0)));
+    s += flowcheck::StrFormat("%s=%s\n", ops[code].name, (record(MakeOp(code, 0, 0, 0))).c_str());
   }
   for (const Example& e : Examples(f)) {
-    s += absl::StrFormat("%s_%s=%s\n", ops[e.op.code].name, e.suffix, record(e.op));
+    s += flowcheck::StrFormat("%s_%s=%s\n", ops[e.op.code].name, e.suffix, record(e.op).c_str());
   }
   for (const auto& [name, v] : Values(f)) {
-    s += absl::StrFormat("%s=%s\n", name,
-                         Quoted({static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8),
-                                 static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 24)}));
+    s += flowcheck::StrFormat("%s=%s\n", name,
+                              Quoted({static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8),
+                                      static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 24)})
+                                  .c_str());
   }
   return s;
 }

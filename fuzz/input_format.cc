@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "fuzz/format_v1.h"
 #include "fuzz/sched_fuzz_format.h"
 #include "program/op_table.h"
@@ -58,7 +58,7 @@ void Reset(const FormatCodec& c, Program* p) {
 
 // "sel 0x04, qp 0, arg -1, arg2 0": every field, for Encode's errors.
 std::string Fields(const FuzzOp& op) {
-  return absl::StrFormat("code %u, sel 0x%02x, qp %d, arg %d, arg2 %d", op.code, op.sel, op.qp,
+  return flowcheck::StrFormat("code %u, sel 0x%02x, qp %d, arg %" PRId64 ", arg2 %" PRId64 "", op.code, op.sel, op.qp,
                          op.arg, op.arg2);
 }
 
@@ -148,7 +148,7 @@ DecodeResult DecodePrefix(const uint8_t* data, size_t size, uint64_t total_size)
   }
   if (!IsFormat(data[0])) {
     r.status = DecodeStatus::kForeign;
-    r.error = absl::StrFormat(
+    r.error = flowcheck::StrFormat(
         "not a flowcheck fuzz input: the first byte is 0x%02x, expected 'R' (reserve_fuzz), "
         "'F' (flow_fuzz), 'P' (pure_fuzz) or 'S' (sched_fuzz)",
         data[0]);
@@ -169,7 +169,7 @@ DecodeResult DecodePrefix(const uint8_t* data, size_t size, uint64_t total_size)
   }
   if (c == nullptr) {
     r.status = DecodeStatus::kUnknownVersion;
-    r.error = absl::StrFormat(
+    r.error = flowcheck::StrFormat(
         "%s input of format version %u: this build knows versions up to %u (a newer flowcheck "
         "wrote it, or it is not a flowcheck input)",
         TargetName(f), data[1], LatestVersion(f));
@@ -177,7 +177,7 @@ DecodeResult DecodePrefix(const uint8_t* data, size_t size, uint64_t total_size)
   }
   if (total_size < c->header_size) {
     r.status = DecodeStatus::kTruncated;
-    r.error = absl::StrFormat("truncated %s input: %u byte(s), its header alone takes %u",
+    r.error = flowcheck::StrFormat("truncated %s input: %" PRIu64 " byte(s), its header alone takes %zu",
                               TargetName(f), total_size, c->header_size);
     return r;
   }
@@ -194,18 +194,18 @@ EncodeResult Encode(const Program& p) {
   const uint8_t version = p.version != 0 ? p.version : LatestVersion(p.format);
   const FormatCodec* c = FindCodec(static_cast<uint8_t>(p.format), version);
   if (c == nullptr) {
-    e.error = absl::StrFormat("%s has no version %u", TargetName(p.format), version);
+    e.error = flowcheck::StrFormat("%s has no version %u", TargetName(p.format), version);
     return e;
   }
   if (p.ops.size() > kMaxOps) {
-    e.error = absl::StrFormat("%u ops: a program holds at most %u", p.ops.size(), kMaxOps);
+    e.error = flowcheck::StrFormat("%zu ops: a program holds at most %zu", p.ops.size(), kMaxOps);
     return e;
   }
   int count = 0;
   OpsOf(p.format, &count);
   for (size_t i = 0; i < p.ops.size(); ++i) {
     if (p.ops[i].code >= count) {
-      e.error = absl::StrFormat("op #%u (%s): not an op of %s", i, Fields(p.ops[i]),
+      e.error = flowcheck::StrFormat("op #%zu (%s): not an op of %s", i, Fields(p.ops[i]).c_str(),
                                 TargetName(p.format));
       return e;
     }
@@ -216,12 +216,12 @@ EncodeResult Encode(const Program& p) {
   // The check that makes Encode trustworthy: the bytes decode to p.
   const DecodeResult back = Decode(e.bytes.data(), e.bytes.size());
   if (!back.ok() || back.program.num_qps != p.num_qps || back.program.seed != p.seed) {
-    e.error = absl::StrFormat("the %s v%u header cannot hold %d QPs and seed %u",
+    e.error = flowcheck::StrFormat("the %s v%u header cannot hold %d QPs and seed %" PRIu64 "",
                               TargetName(p.format), version, p.num_qps, p.seed);
   } else if (back.program.thread_ops != p.thread_ops || back.program.schedule != p.schedule ||
              !(back.program.shape == p.shape)) {
-    e.error = absl::StrFormat(
-        "the %s v%u header cannot hold this scenario, %u threads of these op counts and %u "
+    e.error = flowcheck::StrFormat(
+        "the %s v%u header cannot hold this scenario, %zu threads of these op counts and %zu "
         "scheduling bytes",
         TargetName(p.format), version, p.thread_ops.size(), p.schedule.size());
   } else {
@@ -229,10 +229,10 @@ EncodeResult Encode(const Program& p) {
       const FuzzOp& want = p.ops[i];
       const FuzzOp& got = back.program.ops[i];
       if (got != want) {
-        e.error = absl::StrFormat(
-            "op #%u %s (%s) does not fit a %s v%u record: it would decode as %s (%s)", i,
-            DescribeOp(p.format, want), Fields(want), TargetName(p.format), version,
-            DescribeOp(p.format, got), Fields(got));
+        e.error = flowcheck::StrFormat(
+            "op #%zu %s (%s) does not fit a %s v%u record: it would decode as %s (%s)", i,
+            (DescribeOp(p.format, want)).c_str(), Fields(want).c_str(), TargetName(p.format), version,
+            (DescribeOp(p.format, got)).c_str(), Fields(got).c_str());
       }
     }
   }
@@ -243,60 +243,60 @@ EncodeResult Encode(const Program& p) {
 std::string DescribeOp(Format format, const FuzzOp& op) {
   int count = 0;
   const OpSpec* ops = OpsOf(format, &count);
-  if (op.code >= count) return absl::StrFormat("op %d", op.code);
+  if (op.code >= count) return flowcheck::StrFormat("op %d", op.code);
   const char* name = ops[op.code].name;
   switch (ops[op.code].args) {
     case Args::kListed:  // "setup@1", "bare_reserve@0.3": the engine's own text
       return program::FormatOps({program::ListedOp{
           static_cast<program::ListedOpKind>(op.code), op.qp, static_cast<int>(op.arg)}});
     case Args::kNone:
-      return absl::StrFormat("%s()", name);
+      return flowcheck::StrFormat("%s()", name);
     case Args::kQp:
-      return absl::StrFormat("%s(qp#%d)", name, op.qp);
+      return flowcheck::StrFormat("%s(qp#%d)", name, op.qp);
     case Args::kQpFlag:
-      return absl::StrFormat("%s(qp#%d, %s)", name, op.qp, op.arg ? "true" : "false");
+      return flowcheck::StrFormat("%s(qp#%d, %s)", name, op.qp, op.arg ? "true" : "false");
     case Args::kQpResync:
-      return absl::StrFormat("%s(qp#%d, choice=%d, b=%d)", name, op.qp, op.sel % 8, op.arg);
+      return flowcheck::StrFormat("%s(qp#%d, choice=%d, b=%" PRId64 ")", name, op.qp, op.sel % 8, op.arg);
     case Args::kLast:
-      return absl::StrFormat("%s(last=%d)", name, op.arg);
+      return flowcheck::StrFormat("%s(last=%" PRId64 ")", name, op.arg);
     case Args::kOwnedK:
-      return absl::StrFormat("%s(k=%d)", name, op.arg);
+      return flowcheck::StrFormat("%s(k=%" PRId64 ")", name, op.arg);
     case Args::kIndex:
-      return absl::StrFormat("%s(idx=%d)", name, op.arg);
+      return flowcheck::StrFormat("%s(idx=%" PRId64 ")", name, op.arg);
     case Args::kGeneration:
     case Args::kMaskPsn:
-      return absl::StrFormat("%s(0x%x)", name, op.arg);
+      return flowcheck::StrFormat("%s(0x%" PRIx64 ")", name, op.arg);
     case Args::kRegister:
-      return absl::StrFormat("%s(gen=0x%x, flow=%d)", name, op.arg, op.qp);
+      return flowcheck::StrFormat("%s(gen=0x%" PRIx64 ", flow=%d)", name, op.arg, op.qp);
     case Args::kReserveOnMask:
-      return absl::StrFormat("%s(mask=0x%08x, last=%d)", name, op.arg, op.arg2);
+      return flowcheck::StrFormat("%s(mask=0x%08" PRIx64 ", last=%" PRId64 ")", name, op.arg, op.arg2);
     case Args::kPosition:
-      return absl::StrFormat("%s(tid_enqueue=%u, dequeue=%u)", name, op.arg, op.arg2);
+      return flowcheck::StrFormat("%s(tid_enqueue=%" PRId64 ", dequeue=%" PRId64 ")", name, op.arg, op.arg2);
     case Args::kBitops:
-      return absl::StrFormat("%s(word=0x%016x, nr=%d)", name, static_cast<uint64_t>(op.arg),
+      return flowcheck::StrFormat("%s(word=0x%016" PRIx64 ", nr=%" PRId64 ")", name, static_cast<uint64_t>(op.arg),
                              op.arg2);
   }
-  return absl::StrFormat("op %d", op.code);
+  return flowcheck::StrFormat("op %d", op.code);
 }
 
 std::string DescribeProgram(const Program& p) {
-  std::string s = absl::StrFormat("%s v%u", TargetName(p.format), p.version);
+  std::string s = flowcheck::StrFormat("%s v%u", TargetName(p.format), p.version);
   if (p.format == Format::kFlow || p.format == Format::kSched) {
-    s += absl::StrFormat(", %d QPs, seed %u", p.num_qps, p.seed);
+    s += flowcheck::StrFormat(", %d QPs, seed %" PRIu64 "", p.num_qps, p.seed);
   }
   if (p.format == Format::kSched) {
     const SchedShape& h = p.shape;
-    s += absl::StrFormat(", %d op thread(s)%s x %d QP(s), %d worker(s), %d free flow(s), %u "
+    s += flowcheck::StrFormat(", %d op thread(s)%s x %d QP(s), %d worker(s), %d free flow(s), %zu "
                          "scheduling byte(s)",
                          h.threads, h.irq ? " + rcv-irq" : "", h.qps_per_thread, h.workers,
                          h.free_flows, p.schedule.size());
   }
-  s += absl::StrFormat(", %u op(s)", p.ops.size());
+  s += flowcheck::StrFormat(", %zu op(s)", p.ops.size());
   if (p.unknown_skipped)
-    s += absl::StrFormat(", %u undefined record(s) skipped", p.unknown_skipped);
-  if (p.trailing_bytes) s += absl::StrFormat(", %u trailing byte(s) ignored", p.trailing_bytes);
+    s += flowcheck::StrFormat(", %zu undefined record(s) skipped", p.unknown_skipped);
+  if (p.trailing_bytes) s += flowcheck::StrFormat(", %zu trailing byte(s) ignored", p.trailing_bytes);
   if (p.capped_records) {
-    s += absl::StrFormat(", %u record(s) beyond the %u-op cap ignored", p.capped_records, kMaxOps);
+    s += flowcheck::StrFormat(", %zu record(s) beyond the %zu-op cap ignored", p.capped_records, kMaxOps);
   }
   return s;
 }

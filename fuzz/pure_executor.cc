@@ -8,7 +8,7 @@
 // register's fields per the bit table), reported under their own ids.
 #include <memory>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "core/bitops.h"
 #include "core/hfi1.h"
 #include "core/oracle/flow_oracle.h"
@@ -94,7 +94,7 @@ class PureRunner {
     if (model == reference && diffs.empty() && violations.empty()) return;
     const std::string call = describe();
     if (model != reference && diffs.empty()) {
-      diffs.push_back(absl::StrFormat("%s: model %d (0x%x), reference %d (0x%x)", call, model,
+      diffs.push_back(flowcheck::StrFormat("%s: model %" PRId64 " (0x%" PRIx64 "), reference %" PRId64 " (0x%" PRIx64 ")", call.c_str(), model,
                                       model, reference, reference));
     }
     result_.ok = false;
@@ -127,14 +127,14 @@ class PureRunner {
   void Generation(uint32_t g) {
     const uint32_t masked = mask_generation(g);
     if (masked != reference::MaskGeneration(g)) {
-      Judge([&] { return absl::StrFormat("mask_generation(0x%x)", g); }, masked,
+      Judge([&] { return flowcheck::StrFormat("mask_generation(0x%x)", g); }, masked,
             reference::MaskGeneration(g), {}, {});
       return;
     }
     const uint32_t next = kern_flow_generation_next(g);
     std::vector<reference::PropertyViolation> broken;
     reference::CheckNextGeneration(g, next, &broken);
-    Judge([&] { return absl::StrFormat("kern_flow_generation_next(0x%x)", g); }, next,
+    Judge([&] { return flowcheck::StrFormat("kern_flow_generation_next(0x%x)", g); }, next,
           reference::NextGeneration(g), {}, AsViolations(std::move(broken)));
   }
 
@@ -146,7 +146,7 @@ class PureRunner {
     reference::CheckRegisterFields(gen, reg, &broken);
     std::vector<InvariantViolation> v = AsViolations(std::move(broken));
     auto call = [gen, flow] {
-      return absl::StrFormat("kern_set_hw_flow(gen=0x%x, flow=%d)", gen, flow);
+      return flowcheck::StrFormat("kern_set_hw_flow(gen=0x%x, flow=%d)", gen, flow);
     };
     const uint64_t want = reference::RegisterValue(gen);
     if (reg != want) {
@@ -154,7 +154,7 @@ class PureRunner {
       return;
     }
     const uint32_t psn = read_r_next_psn(d.dd.get(), 0, static_cast<u8>(flow));
-    Judge([&] { return absl::StrFormat("%s; read_r_next_psn(flow=%d)", call(), flow); }, psn,
+    Judge([&] { return flowcheck::StrFormat("%s; read_r_next_psn(flow=%d)", call().c_str(), flow); }, psn,
           reference::MaskPsn(static_cast<uint32_t>(want)), {}, std::move(v));
   }
 
@@ -179,11 +179,11 @@ class PureRunner {
     reference_mask_after_ = o.harness_flows();
     std::vector<std::string> diffs;
     if (after != reference_mask_after_) {
-      diffs.push_back(absl::StrFormat("flow_mask after: model 0x%x, reference 0x%x", after,
+      diffs.push_back(flowcheck::StrFormat("flow_mask after: model 0x%" PRIx64 ", reference 0x%" PRIx64 "", after,
                                       reference_mask_after_));
     }
     Judge(
-        [&] { return absl::StrFormat("kern_reserve_flow(flow_mask=0x%08x, last=%d)", mask, last); },
+        [&] { return flowcheck::StrFormat("kern_reserve_flow(flow_mask=0x%08x, last=%d)", mask, last); },
         got, want, std::move(diffs), {}, /*has_masks=*/true);
   }
 
@@ -194,12 +194,12 @@ class PureRunner {
     queue.dequeue = deq;
     const uint32_t got = position_in_queue(&priv, &queue);
     Judge(
-        [&] { return absl::StrFormat("position_in_queue(tid_enqueue=%u, dequeue=%u)", enq, deq); },
+        [&] { return flowcheck::StrFormat("position_in_queue(tid_enqueue=%u, dequeue=%u)", enq, deq); },
         got, static_cast<uint32_t>(enq - deq), {}, {});  // u32 arithmetic: wraps
   }
 
   void MaskPsn(uint32_t v) {
-    Judge([&] { return absl::StrFormat("mask_psn(0x%x)", v); }, mask_psn(v),
+    Judge([&] { return flowcheck::StrFormat("mask_psn(0x%x)", v); }, mask_psn(v),
           reference::MaskPsn(v), {}, {});
   }
 
@@ -212,31 +212,31 @@ class PureRunner {
       ref_weight += (w >> b) & 1;
     }
     if (ffz(w) != static_cast<unsigned long>(ref_ffz)) {
-      diffs.push_back(absl::StrFormat("ffz(0x%x): model %u, reference %d", w, ffz(w), ref_ffz));
+      diffs.push_back(flowcheck::StrFormat("ffz(0x%lx): model %lu, reference %d", w, ffz(w), ref_ffz));
     }
     if (hweight_long(w) != static_cast<unsigned>(ref_weight)) {
-      diffs.push_back(absl::StrFormat("hweight_long(0x%x): model %u, reference %d", w,
+      diffs.push_back(flowcheck::StrFormat("hweight_long(0x%lx): model %u, reference %d", w,
                                       hweight_long(w), ref_weight));
     }
     const bool was = (w >> nr) & 1;
     if (test_bit(nr, &w) != was) {
-      diffs.push_back(absl::StrFormat("test_bit(%d, 0x%x): model %d, reference %d", nr, w,
+      diffs.push_back(flowcheck::StrFormat("test_bit(%d, 0x%lx): model %d, reference %d", nr, w,
                                       test_bit(nr, &w), was));
     }
     unsigned long set = w;
     const bool old = test_and_set_bit(nr, &set);
     if (old != was || set != (w | 1ul << nr)) {
       diffs.push_back(
-          absl::StrFormat("test_and_set_bit(%d, 0x%x): model %d -> 0x%x, reference %d -> 0x%x", nr,
+          flowcheck::StrFormat("test_and_set_bit(%d, 0x%lx): model %d -> 0x%lx, reference %d -> 0x%lx", nr,
                           w, old, set, was, w | 1ul << nr));
     }
     unsigned long cleared = w;
     clear_bit(nr, &cleared);
     if (cleared != (w & ~(1ul << nr))) {
-      diffs.push_back(absl::StrFormat("clear_bit(%d, 0x%x): model 0x%x, reference 0x%x", nr, w,
+      diffs.push_back(flowcheck::StrFormat("clear_bit(%d, 0x%lx): model 0x%lx, reference 0x%lx", nr, w,
                                       cleared, w & ~(1ul << nr)));
     }
-    Judge([&] { return absl::StrFormat("bitops(0x%x, nr=%d)", w, nr); }, 0, 0, std::move(diffs),
+    Judge([&] { return flowcheck::StrFormat("bitops(0x%lx, nr=%d)", w, nr); }, 0, 0, std::move(diffs),
           {});
   }
 

@@ -40,8 +40,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_format.h"
 #include "common/atomic_file.h"
+#include "common/strings.h"
 #include "fuzz/executor.h"
 #include "fuzz/gtest_source.h"
 #include "fuzz/input_format.h"
@@ -78,16 +78,16 @@ bool ReadInput(const std::string& path, std::vector<uint8_t>* out, uint64_t* siz
                std::string* error) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    *error = absl::StrFormat("cannot read %s: %s", path, std::strerror(errno));
+    *error = flowcheck::StrFormat("cannot read %s: %s", path.c_str(), std::strerror(errno));
     return false;
   }
   if (!S_ISREG(st.st_mode)) {
-    *error = absl::StrFormat("%s is not a regular file", path);
+    *error = flowcheck::StrFormat("%s is not a regular file", path.c_str());
     return false;
   }
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
-    *error = absl::StrFormat("cannot read %s: %s", path, std::strerror(errno));
+    *error = flowcheck::StrFormat("cannot read %s: %s", path.c_str(), std::strerror(errno));
     return false;
   }
   *size = static_cast<uint64_t>(st.st_size);
@@ -96,7 +96,7 @@ bool ReadInput(const std::string& path, std::vector<uint8_t>* out, uint64_t* siz
   const int err = std::ferror(f) ? errno : 0;
   std::fclose(f);
   if (got != out->size()) {  // the file shrank, or a read error
-    *error = absl::StrFormat("cannot read %s: %s", path,
+    *error = flowcheck::StrFormat("cannot read %s: %s", path.c_str(),
                              err != 0 ? std::strerror(err) : "it is shorter than its size");
     return false;
   }
@@ -116,13 +116,13 @@ std::string Basename(const std::string& path) {
 }
 
 void PrintStep(const Program& p, const StepRecord& s) {
-  std::string line = absl::StrFormat("  #%-3u %s%s", s.op_index,
-                                     s.sub ? absl::StrFormat("[%d] ", s.sub + 1) : "", s.call);
+  std::string line = flowcheck::StrFormat("  #%-3zu %s%s", s.op_index,
+                                     (s.sub ? flowcheck::StrFormat("[%d] ", s.sub + 1) : "").c_str(), s.call.c_str());
   if (s.called)
-    line += absl::StrFormat(" -> model %d, %s %d", s.model_ret,
+    line += flowcheck::StrFormat(" -> model %" PRId64 ", %s %" PRId64 "", s.model_ret,
                             p.format == Format::kPure ? "reference" : "oracle", s.oracle_ret);
   if (p.format != Format::kPure || s.mask_before != 0 || s.mask_after != 0) {
-    line += absl::StrFormat("   flow_mask 0x%08x -> 0x%08x", s.mask_before, s.mask_after);
+    line += flowcheck::StrFormat("   flow_mask 0x%08" PRIx64 " -> 0x%08" PRIx64 "", s.mask_before, s.mask_after);
   }
   std::printf("%s\n", line.c_str());
   for (const std::string& v : s.new_divergences) std::printf("        found: %s\n", v.c_str());
@@ -133,9 +133,9 @@ int Run(const Flags& flags) {
   if (!flags.emit_gtest.empty() &&
       (flags.emit_gtest == flags.file || SameFile(flags.emit_gtest, flags.file))) {
     return Usage(
-        absl::StrFormat("--emit_gtest=%s is the input file itself; refusing to overwrite "
+        flowcheck::StrFormat("--emit_gtest=%s is the input file itself; refusing to overwrite "
                         "it (name another path for the GoogleTest source)",
-                        flags.emit_gtest));
+                        flags.emit_gtest.c_str()));
   }
   std::vector<uint8_t> bytes;
   uint64_t size = 0;
@@ -154,7 +154,7 @@ int Run(const Flags& flags) {
                    " (reserve_fuzz, flow_fuzz, pure_fuzz or sched_fuzz)");
     }
     if (wanted != p.format) {
-      return Unusable(absl::StrFormat("the file is a %s input (header '%c'), not %s",
+      return Unusable(flowcheck::StrFormat("the file is a %s input (header '%c'), not %s",
                                       TargetName(p.format), static_cast<char>(p.format),
                                       TargetName(wanted)));
     }

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "fuzz/seeds.h"
 #include "program/op_table.h"
 
@@ -125,7 +125,7 @@ std::string SchedDictionaryText() {
       "header=\"S\\x02\"\n"
       "header_4threads_irq=\"S\\x02\\x1f\\x00\\x00\\x00\\x08\\x08\\x08\\x08\\x08\"\n";
   for (int k = 0; k < program::kNumListedOps; ++k) {
-    absl::StrAppendFormat(&s, "%s=\"\\x%02x\\x00\\x00\"\n", program::kListedOpRows[k].name, k);
+    flowcheck::StrAppendFormat(&s, "%s=\"\\x%02x\\x00\\x00\"\n", program::kListedOpRows[k].name, k);
   }
   // Scheduling bytes: stay, switch to the next or the one after.
   s += "stay_8=\"\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\"\n";

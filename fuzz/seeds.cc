@@ -12,7 +12,7 @@
 #include <set>
 #include <utility>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 
 namespace flowcheck {
 namespace fuzz {
@@ -202,11 +202,11 @@ std::vector<GeneratedFile> GeneratedFiles() {
       std::abort();
     }
     files.push_back(
-        {absl::StrFormat("fuzz/corpus/%s/seed-%s", TargetName(s.program.format), s.name),
+        {flowcheck::StrFormat("fuzz/corpus/%s/seed-%s", TargetName(s.program.format), s.name.c_str()),
          std::string(e.bytes.begin(), e.bytes.end())});
   }
   for (Format f : {Format::kReserve, Format::kFlow, Format::kPure, Format::kSched}) {
-    files.push_back({absl::StrFormat("fuzz/%s.dict", TargetName(f)), DictionaryText(f)});
+    files.push_back({flowcheck::StrFormat("fuzz/%s.dict", TargetName(f)), DictionaryText(f)});
   }
   return files;
 }
@@ -218,19 +218,19 @@ std::vector<std::string> Differences(const std::string& root) {
     written.insert(g.path);
     std::string have;
     if (!ReadFile(root + "/" + g.path, &have)) {
-      out.push_back(absl::StrFormat("%s is missing", g.path));
+      out.push_back(flowcheck::StrFormat("%s is missing", g.path.c_str()));
     } else if (have != g.contents) {
-      out.push_back(absl::StrFormat("%s differs from what its seed or op list encodes to", g.path));
+      out.push_back(flowcheck::StrFormat("%s differs from what its seed or op list encodes to", g.path.c_str()));
     }
   }
   for (Format f : {Format::kReserve, Format::kFlow, Format::kPure, Format::kSched}) {
-    const std::string dir = absl::StrFormat("fuzz/corpus/%s", TargetName(f));
+    const std::string dir = flowcheck::StrFormat("fuzz/corpus/%s", TargetName(f));
     DIR* d = opendir((root + "/" + dir).c_str());
     if (d == nullptr) continue;  // reported above as missing files
     while (struct dirent* e = readdir(d)) {
       const std::string path = dir + "/" + e->d_name;
       if (std::string(e->d_name).rfind("seed-", 0) == 0 && !written.count(path)) {
-        out.push_back(absl::StrFormat("%s is no seed of fuzz/seeds.cc", path));
+        out.push_back(flowcheck::StrFormat("%s is no seed of fuzz/seeds.cc", path.c_str()));
       }
     }
     closedir(d);

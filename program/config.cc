@@ -4,10 +4,8 @@
 #include <cmath>
 #include <random>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/sanitizers.h"
+#include "common/strings.h"
 
 namespace flowcheck {
 namespace program {
@@ -78,32 +76,32 @@ namespace {
 std::string FlagText(bool v) { return v ? "true" : "false"; }
 std::string FlagText(const std::string& v) { return v; }
 template <typename T>
-std::string FlagText(T v) { return absl::StrCat(v); }
+std::string FlagText(T v) { return flowcheck::StrCat(v); }
 
 std::string ParamText(bool v) { return v ? "1" : "0"; }
 template <typename T>
-std::string ParamText(T v) { return absl::StrCat(v); }
+std::string ParamText(T v) { return flowcheck::StrCat(v); }
 
 bool ParseParam(const std::string& text, bool* v) {
   int64_t n;
-  if (!absl::SimpleAtoi(text, &n)) return false;
+  if (!flowcheck::SimpleAtoi(text, &n)) return false;
   *v = n != 0;
   return true;
 }
-bool ParseParam(const std::string& text, double* v) { return absl::SimpleAtod(text, v); }
+bool ParseParam(const std::string& text, double* v) { return flowcheck::SimpleAtod(text, v); }
 bool ParseParam(const std::string& text, std::string* v) {
   *v = text;
   return true;
 }
 template <typename T>
-bool ParseParam(const std::string& text, T* v) { return absl::SimpleAtoi(text, v); }
+bool ParseParam(const std::string& text, T* v) { return flowcheck::SimpleAtoi(text, v); }
 
 }  // namespace
 
 std::vector<std::string> RerunFlags(const StressConfig& c) {
   const StressConfig d;
   std::vector<std::string> f;
-  f.push_back(absl::StrCat("--seed=", c.seed));
+  f.push_back(flowcheck::StrCat("--seed=", c.seed));
 #define FLOWCHECK_STRESS_RERUN_FLAG(type, name, def, uses, help) \
   if (((uses) & kRerun) && c.name != d.name) f.push_back("--" #name "=" + FlagText(c.name));
   FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_RERUN_FLAG)
@@ -138,8 +136,8 @@ bool ConfigFromParams(const std::map<std::string, std::string>& params, StressCo
 bool BuiltWithTsan() { return std::string(flowcheck::BuildSanitizer()) == "tsan"; }
 
 std::string RerunCommand(const StressConfig& c) {
-  return absl::StrCat("bazel run ", BuiltWithTsan() ? "--config=tsan " : "",
-                      "//stress:stress_main -- ", absl::StrJoin(RerunFlags(c), " "));
+  return flowcheck::StrCat("bazel run ", BuiltWithTsan() ? "--config=tsan " : "",
+                      "//stress:stress_main -- ", flowcheck::StrJoin(RerunFlags(c), " "));
 }
 
 }  // namespace program

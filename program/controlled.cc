@@ -9,25 +9,23 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/atomic_file.h"
+#include "common/strings.h"
 #include "core/model_view.h"
 #include "core/qp.h"
 #include "core/tid_rdma.h"
-#include "sched/cli.h"
-#include "sched/run.h"
-#include "sched/sched.h"
-#include "sched/schedule_file.h"
 #include "program/failure.h"
+#include "program/judge.h"
 #include "program/leader.h"
 #include "program/op_list.h"
 #include "program/ops.h"
 #include "program/oracle_follow.h"
-#include "program/judge.h"
 #include "program/program_space.h"
 #include "program/run_state.h"
+#include "sched/cli.h"
+#include "sched/run.h"
+#include "sched/sched.h"
+#include "sched/schedule_file.h"
 
 namespace flowcheck {
 namespace program {
@@ -52,7 +50,7 @@ Params ParamsOf(const StressConfig& c) {
 bool ConfigFromParams(const Params& p, StressConfig* c, uint64_t* execution, std::string* error) {
   int64_t exec = -1;
   auto it = p.find("execution");
-  if (it == p.end() || !absl::SimpleAtoi(it->second, &exec)) {
+  if (it == p.end() || !flowcheck::SimpleAtoi(it->second, &exec)) {
     *error = "param execution: missing or not a number";
     return false;
   }
@@ -73,7 +71,7 @@ bool ConfigFromParams(const Params& p, StressConfig* c, uint64_t* execution, std
 int Participants(const StressConfig& c) { return c.threads + (c.irq_thread ? 1 : 0); }
 
 std::string ParticipantName(const StressConfig& c, int i) {
-  return i == c.threads ? "rcv-irq" : absl::StrCat("stress-", i);
+  return i == c.threads ? "rcv-irq" : flowcheck::StrCat("stress-", i);
 }
 
 Lists GeneratedLists(const StressConfig& c, uint64_t execution) {
@@ -110,7 +108,7 @@ bool ListsFromParams(const StressConfig& c, const Params& p, Lists* lists, bool*
 }
 
 Params ListParams(const StressConfig& c, uint64_t execution, const Lists& lists) {
-  Params p{{"execution", absl::StrCat(execution)}};
+  Params p{{"execution", flowcheck::StrCat(execution)}};
   for (int i = 0; i < Participants(c); ++i) {
     p[kOpsPrefix + ParticipantName(c, i)] = FormatOps(lists[i]);
   }
@@ -168,7 +166,7 @@ void EndOfExecution(Run* run) {
     const int left = hfi1_model_teardown_qp(qp);
     if (left != 0) {
       Fail("invariant final",
-           absl::StrFormat("qp %u: %d reference(s) left after teardown (0 expected)", qp->qp_num,
+           flowcheck::StrFormat("qp %u: %d reference(s) left after teardown (0 expected)", qp->qp_num,
                            left));
     }
   }
@@ -194,16 +192,16 @@ std::string StateJson(const Run& run) ABSL_NO_THREAD_SAFETY_ANALYSIS {
       std::string list;
       WalkQueue(q, nodes.size() + 1, [&](const list_head* n) {
         const int k = nodes.IndexOf(n);
-        absl::StrAppend(&list, list.empty() ? "" : ",",
-                        k < 0 ? std::string("\"?\"") : absl::StrCat(ctx.qps[k]->qp_num));
+        flowcheck::StrAppend(&list, list.empty() ? "" : ",",
+                        k < 0 ? std::string("\"?\"") : flowcheck::StrCat(ctx.qps[k]->qp_num));
         return k >= 0;
       });
       return "[" + list + "]";
     };
-    absl::StrAppendFormat(&out, "%s\"ctx%d\":{\"flow_mask\":\"0x%08x\",\"flow_queue\":%s,"
+    flowcheck::StrAppendFormat(&out, "%s\"ctx%zu\":{\"flow_mask\":\"0x%08lx\",\"flow_queue\":%s,"
                           "\"rarr_queue\":%s}",
-                          i == 0 ? "" : ",", i, ctx.rcd->flow_mask, queue(ctx.rcd->flow_queue),
-                          queue(ctx.rcd->rarr_queue));
+                          i == 0 ? "" : ",", i, ctx.rcd->flow_mask, queue(ctx.rcd->flow_queue).c_str(),
+                          queue(ctx.rcd->rarr_queue).c_str());
   }
   return out + "}";
 }
@@ -280,7 +278,7 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
       if (i == 0) first = id;
     }
     for (int w = 0; w < c.workers; ++w) {
-      sched::Spawn(absl::StrCat("kworker/stress:", w),
+      sched::Spawn(flowcheck::StrCat("kworker/stress:", w),
                    [run, listed, thread = Participants(c) + w] {
                      WorkerMain(run.get(), listed, thread);
                    });

@@ -6,8 +6,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "program/failure.h"
 #include "program/run_state.h"
 #include "program/thread_loop.h"
@@ -32,7 +31,7 @@ void BuildModel(Run* run) {
     auto p = std::make_unique<Participant>();
     p->index = i;
     p->irq = i == config.threads;
-    p->name = p->irq ? "rcv-irq" : absl::StrCat("stress-", i);
+    p->name = p->irq ? "rcv-irq" : flowcheck::StrCat("stress-", i);
     p->strict = config.strict;
     p->rng = Rng(StreamSeed(config.seed, static_cast<uint64_t>(i)));
     p->ops_limit = p->irq ? 0 : ops_limit;
@@ -142,7 +141,7 @@ StressResult RunStress(const StressConfig& input, StressProgress* live) {
   for (rvt_qp* qp : run.all_qps) {
     const int left = hfi1_model_teardown_qp(qp);
     if (left != 0) {
-      Fail("invariant final", absl::StrFormat("qp %u: %d reference(s) left after teardown "
+      Fail("invariant final", flowcheck::StrFormat("qp %u: %d reference(s) left after teardown "
                                               "(0 expected)",
                                               qp->qp_num, left));
     }

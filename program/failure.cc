@@ -10,11 +10,11 @@
 #include <memory>
 #include <thread>
 
-#include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
+#include "common/strings.h"
 #include "lockcheck/report.h"
-#include "sched/sched.h"
 #include "program/result_json.h"
+#include "sched/sched.h"
 
 extern "C" void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
@@ -83,7 +83,7 @@ void OnSanitizerDeath() {
 void OnLockcheckReport(const lockcheck::Report& report) {
   const std::string first_line = report.message.substr(0, report.message.find('\n'));
   WriteFailureJsonOnce(
-      absl::StrCat("lockcheck: ", lockcheck::RuleName(report.rule), " on ", report.lock_class),
+      flowcheck::StrCat("lockcheck: ", lockcheck::RuleName(report.rule), " on ", report.lock_class),
       first_line);
   lockcheck::ReportHandler previous = g_state->lockcheck_previous;
   if (previous != nullptr) previous(report);
@@ -94,22 +94,22 @@ void OnLockcheckReport(const lockcheck::Report& report) {
 bool ClaimJsonOut() { return !g_json_claimed.exchange(true); }
 
 std::string SeedLine(uint64_t seed) {
-  return absl::StrCat("flowcheck: seed ", seed,
+  return flowcheck::StrCat("flowcheck: seed ", seed,
                       " (it fixes each thread's op list and yield decisions, not the "
                       "interleaving: a rerun may need several tries to meet the same race)");
 }
 
 std::string FailureText(const std::string& what, const std::string& detail,
                         const StressConfig& c) {
-  return absl::StrCat("flowcheck: FAIL [", what, "] ", detail, "\n", SeedLine(c.seed), "\n",
+  return flowcheck::StrCat("flowcheck: FAIL [", what, "] ", detail, "\n", SeedLine(c.seed), "\n",
                       "flowcheck: rerun: ", RerunCommand(c), "\n");
 }
 
 void ArmFailureReporting(const StressConfig& c) {
   auto state = std::make_unique<Armed>();
   state->config = c;
-  state->trailer = absl::StrCat(
-      Controlled(c) ? absl::StrCat("flowcheck: seed ", c.seed,
+  state->trailer = flowcheck::StrCat(
+      Controlled(c) ? flowcheck::StrCat("flowcheck: seed ", c.seed,
                                    " (a controlled run: the same flags repeat it exactly)")
                     : SeedLine(c.seed),
       "\nflowcheck: rerun: ", RerunCommand(c), "\n");

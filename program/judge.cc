@@ -1,7 +1,7 @@
 // program/judge.cc: see judge.h.
 #include "program/judge.h"
 
-#include "absl/strings/str_cat.h"
+#include "common/strings.h"
 #include "program/failure.h"
 
 namespace flowcheck {
@@ -9,7 +9,7 @@ namespace program {
 
 void FailWith(const Finding& f, const std::string& who) {
   Fail(f.id == kIdOracle ? f.id : "invariant " + f.id,
-       absl::StrCat(f.detail, " [found by ", who, "]"));
+       flowcheck::StrCat(f.detail, " [found by ", who, "]"));
 }
 
 void JudgeInto(std::map<std::string, std::string>* divergences,
@@ -20,7 +20,7 @@ void JudgeInto(std::map<std::string, std::string>* divergences,
       divergences->emplace(f.id, f.detail);
     } else {
       // Under --strict a known kernel hazard fails, and says it is one.
-      FailWith(Finding{f.id, absl::StrCat(f.divergence ? "upstream divergence (strict): " : "",
+      FailWith(Finding{f.id, flowcheck::StrCat(f.divergence ? "upstream divergence (strict): " : "",
                                           f.detail, " (checked after: ", where, ")")},
                who);
     }

@@ -1,7 +1,7 @@
 // program/leader.cc: see leader.h.
 #include "program/leader.h"
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "core/tid_rdma.h"
 #include "lockcheck/lockdep.h"
 #include "program/cross_check.h"
@@ -75,14 +75,14 @@ bool FinalPoint(Run* run) {
       Sum(*run, kGrantedByWakeup) + Sum(*run, kGrantedByRetry) + Sum(*run, kGiveUp);
   if (began != ended) {
     Fail("invariant no-lost-wakeup",
-         absl::StrFormat("%u wait(s) began (setup returned -EAGAIN) but %u ended (granted or "
+         flowcheck::StrFormat("%" PRIu64 " wait(s) began (setup returned -EAGAIN) but %" PRIu64 " ended (granted or "
                          "given up)",
                          began, ended));
   }
   for (const auto& p : run->participants) {
     for (const QpSlot& s : p->slots) {
       if (s.state != QpState::kIdle) {
-        Fail("invariant final", absl::StrFormat("%s ends with qp %u in state '%s'", p->name,
+        Fail("invariant final", flowcheck::StrFormat("%s ends with qp %u in state '%s'", p->name.c_str(),
                                                  s.qp->qp_num, QpStateName(s.state)));
       }
     }

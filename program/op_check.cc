@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "core/tid_rdma.h"
 #include "lockcheck/lockdep.h"
 #include "program/oracle_follow.h"
@@ -23,7 +23,7 @@ void CheckQueue(Participant* p, const ContextState& ctx, const char* where, cons
   if (expected == kAnyQueue) return;
   const char q = QueueOf(ctx, qp);
   if (q != expected) {
-    FailWith(Finding{kIdQueue, absl::StrFormat("after %s, qp %u is on %s, expected %s", where,
+    FailWith(Finding{kIdQueue, flowcheck::StrFormat("after %s, qp %u is on %s, expected %s", where,
                                            qp->qp_num, QueueName(q), QueueName(expected))},
              p->name);
   }
@@ -97,7 +97,7 @@ void OpCheck::Setup(const CallerEvent& e) {
 void OpCheck::Clear(const CallerEvent& e) {
   const rvt_qp* qp = e.qp;
   if (qp->priv->flow_state.index != RXE_NUM_TID_FLOWS) {
-    FailWith(Finding{kIdClear, absl::StrFormat("hfi1_kern_clear_hw_flow(qp %u) left it owning flow %u",
+    FailWith(Finding{kIdClear, flowcheck::StrFormat("hfi1_kern_clear_hw_flow(qp %u) left it owning flow %u",
                                            qp->qp_num, qp->priv->flow_state.index)},
              p_->name);
   }
@@ -125,13 +125,13 @@ void OpCheck::Derived(const CallerEvent& e) {
     qp->priv->model_req.wants_flow = true;
     Judge(p_, CheckSetupResult(*ctx_, qp, -EAGAIN), where_);
   } else if (!owns && q == 'r') {
-    FailWith(Finding{kIdQueue, absl::StrFormat("after %s, qp %u is on rarr_queue without a flow",
+    FailWith(Finding{kIdQueue, flowcheck::StrFormat("after %s, qp %u is on rarr_queue without a flow",
                                                where_, qp->qp_num)},
              p_->name);
   }
   if (e.op == CallerOp::kReadReqSegment && (e.ret == 0 || e.ret == -EAGAIN) &&
       (e.ret == 0) != (q == 0)) {
-    FailWith(Finding{kIdQueue, absl::StrFormat("after %s (%s), qp %u is on %s", where_,
+    FailWith(Finding{kIdQueue, flowcheck::StrFormat("after %s (%s), qp %u is on %s", where_,
                                                e.ret == 0 ? "sent" : "-EAGAIN", qp->qp_num,
                                                QueueName(q))},
              p_->name);
@@ -158,7 +158,7 @@ void OpCheck::BareReserve(const CallerEvent& e) {
 void OpCheck::BareRelease(const CallerEvent& e) {
   const int flow = static_cast<int>(e.arg);
   if (!((ctx_->bare_mask >> flow) & 1) || ctx_->bare_owner[flow] != p_->index) {
-    FailWith(Finding{kIdOwnership, absl::StrFormat("harness thread %d releases flow %d, which the "
+    FailWith(Finding{kIdOwnership, flowcheck::StrFormat("harness thread %d releases flow %d, which the "
                                            "harness table says it does not hold (mask 0x%x)",
                                            p_->index, flow, ctx_->bare_mask)},
              p_->name);

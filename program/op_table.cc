@@ -4,9 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
+#include "common/strings.h"
 #include "core/tid_rdma.h"
 
 namespace flowcheck {
@@ -32,16 +30,16 @@ std::string FormatOps(const std::vector<ListedOp>& ops) {
   for (const ListedOp& op : ops) {
     const ListedOpRow& row = kListedOpRows[op.kind];
     const bool two = row.args == kContextFlow || (row.args == kSlotPagesets && op.b != 0);
-    parts.push_back(two ? absl::StrCat(row.name, "@", op.a, ".", op.b)
-                        : absl::StrCat(row.name, "@", op.a));
+    parts.push_back(two ? flowcheck::StrCat(row.name, "@", op.a, ".", op.b)
+                        : flowcheck::StrCat(row.name, "@", op.a));
   }
-  return absl::StrJoin(parts, ",");
+  return flowcheck::StrJoin(parts, ",");
 }
 
 bool ParseOps(const std::string& text, std::vector<ListedOp>* ops, std::string* error) {
   ops->clear();
   if (text.empty()) return true;
-  for (const absl::string_view token : absl::StrSplit(text, ',')) {
+  for (const std::string_view token : flowcheck::StrSplit(text, ',')) {
     const std::string t(token);
     const size_t at = t.find('@');
     const std::string name = t.substr(0, at);

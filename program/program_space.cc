@@ -3,8 +3,7 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "common/strings.h"
 #include "core/tid_rdma.h"
 
 namespace flowcheck {
@@ -133,7 +132,7 @@ ProgramSpace::ProgramSpace(const StressConfig& c, std::string* error) : config_(
   const int n = c.threads + (c.irq_thread ? 1 : 0);
   for (int i = 0; i < n; ++i) {
     const bool irq = i == c.threads;
-    names_.push_back(irq ? "rcv-irq" : absl::StrCat("stress-", i));
+    names_.push_back(irq ? "rcv-irq" : flowcheck::StrCat("stress-", i));
     const Belief b = Initial(c, i);
     alphabets_.push_back(Alphabet(c, irq));
     const std::vector<ListedOp>& alphabet = alphabets_.back();
@@ -141,7 +140,7 @@ ProgramSpace::ProgramSpace(const StressConfig& c, std::string* error) : config_(
     std::vector<ListedOp> prefix;
     size_t count = 0;
     if (!Extend(alphabet, b, max_ops_, &prefix, &lists_.back(), &count)) {
-      *error = absl::StrCat("--sched_program_ops=", max_ops_, " gives ", names_.back(),
+      *error = flowcheck::StrCat("--sched_program_ops=", max_ops_, " gives ", names_.back(),
                             " more than 2^20 op lists: lower it");
       lists_.clear();
       return;
@@ -164,7 +163,7 @@ ProgramSpace::ProgramSpace(const StressConfig& c, std::string* error) : config_(
   }
   for (uint64_t w : ways_[0]) size_ = SaturatingMulAdd(size_, w, 1);
   if (size_ > kMaxPrograms) {
-    *error = absl::StrCat("--sched_program_ops=", max_ops_, " with ", n,
+    *error = flowcheck::StrCat("--sched_program_ops=", max_ops_, " with ", n,
                           " participants gives more than 2^40 programs: lower it or --threads");
     size_ = 0;
   }
@@ -218,11 +217,11 @@ std::string ProgramSpace::Describe() const {
   for (size_t i = 0; i < lists_.size(); ++i) {
     uint64_t k = 0;
     for (const auto& by_length : lists_[i]) k += by_length.size();
-    kept.push_back(absl::StrCat(names_[i], " ", k));
-    all.push_back(absl::StrCat(unreduced_[i]));
+    kept.push_back(flowcheck::StrCat(names_[i], " ", k));
+    all.push_back(flowcheck::StrCat(unreduced_[i]));
   }
-  return absl::StrCat("every list of <= ", max_ops_, " ops per participant from the op table (",
-                      absl::StrJoin(kept, ", "), " lists; ", absl::StrJoin(all, ", "),
+  return flowcheck::StrCat("every list of <= ", max_ops_, " ops per participant from the op table (",
+                      flowcheck::StrJoin(kept, ", "), " lists; ", flowcheck::StrJoin(all, ", "),
                       " before the reduction): ", size_, " programs, smallest first");
 }
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_split.h"
+#include "common/strings.h"
 #include "gtest/gtest.h"
-#include "sched/run.h"
 #include "program/scenario_testing.h"
+#include "sched/run.h"
 
 namespace flowcheck {
 namespace program {
@@ -104,8 +104,8 @@ std::multiset<std::string> TraceHashes(const std::vector<ListedOp>& list) {
   EXPECT_FALSE(r.failed) << FormatOps(list) << ": " << r.failure_line;
   EXPECT_TRUE(r.dfs_exhausted);
   std::multiset<std::string> hashes;
-  for (absl::string_view line : absl::StrSplit(r.output, '\n')) {
-    if (absl::ConsumePrefix(&line, "flowcheck: trace hash ")) hashes.insert(std::string(line));
+  for (std::string_view line : flowcheck::StrSplit(r.output, '\n')) {
+    if (flowcheck::ConsumePrefix(&line, "flowcheck: trace hash ")) hashes.insert(std::string(line));
   }
   EXPECT_EQ(hashes.size(), r.executions);
   return hashes;

@@ -13,7 +13,7 @@
 // wakeup, to obtain the flow, which the thread then sees (poll); or it
 // gives up (flush, wants_flow cleared). In the final drain nobody gives up:
 // every waiter must be granted, so a wakeup that never comes shows.
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "core/callers.h"
 #include "core/exp_rcv.h"
 #include "core/tid_rdma.h"
@@ -69,7 +69,7 @@ void OpUse(Participant* p, Run* run, QpSlot* s) {
   const u8 after = qp->priv->flow_state.index;
   spin_unlock_irqrestore(&qp->s_lock, flags);
   if (before >= RXE_NUM_TID_FLOWS || before != after) {
-    FailWith(Finding{kIdUse, absl::StrFormat("qp %u, owner of a flow, saw flow_state.index %u "
+    FailWith(Finding{kIdUse, flowcheck::StrFormat("qp %u, owner of a flow, saw flow_state.index %u "
                                            "then %u while holding its s_lock",
                                            qp->qp_num, before, after)},
              p->name);
@@ -296,7 +296,7 @@ void OpPoll(Participant* p, QpSlot* s) {
   spin_unlock_irqrestore(&qp->s_lock, flags);
   if (granted) {
     if (wants) {
-      FailWith(Finding{kIdSetup, absl::StrFormat("qp %u owns flow but its send engine still "
+      FailWith(Finding{kIdSetup, flowcheck::StrFormat("qp %u owns flow but its send engine still "
                                                 "wants one",
                                                 qp->qp_num)},
                p->name);

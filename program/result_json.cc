@@ -12,8 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 
 namespace flowcheck {
 namespace program {
@@ -27,12 +26,12 @@ class JsonObject {
     return *this;
   }
   JsonObject& Str(const std::string& key, const std::string& value) {
-    return Raw(key, absl::StrCat("\"", JsonEscape(value), "\""));
+    return Raw(key, flowcheck::StrCat("\"", JsonEscape(value), "\""));
   }
   JsonObject& Uint(const std::string& key, uint64_t value) {
-    return Raw(key, absl::StrCat(value));
+    return Raw(key, flowcheck::StrCat(value));
   }
-  JsonObject& Int(const std::string& key, int64_t value) { return Raw(key, absl::StrCat(value)); }
+  JsonObject& Int(const std::string& key, int64_t value) { return Raw(key, flowcheck::StrCat(value)); }
   JsonObject& Num(const std::string& key, double value) { return Raw(key, JsonNumber(value)); }
   JsonObject& Bool(const std::string& key, bool value) {
     return Raw(key, value ? "true" : "false");
@@ -52,7 +51,7 @@ class JsonObject {
   std::string Render(const char* sep, const char* open, const char* close) const {
     std::string s = open;
     for (size_t i = 0; i < members_.size(); ++i) {
-      absl::StrAppend(&s, i ? sep : "", "\"", JsonEscape(members_[i].first), "\": ",
+      flowcheck::StrAppend(&s, i ? sep : "", "\"", JsonEscape(members_[i].first), "\": ",
                       members_[i].second);
     }
     return s + close;
@@ -104,7 +103,7 @@ int PreparedJson::Write() const {
 std::string SignalName(int signal) {
   if (signal == SIGINT) return "SIGINT";
   if (signal == SIGTERM) return "SIGTERM";
-  return absl::StrCat("signal ", signal);
+  return flowcheck::StrCat("signal ", signal);
 }
 
 std::string JsonEscape(const std::string& s) {
@@ -119,7 +118,7 @@ std::string JsonEscape(const std::string& s) {
     } else if (ch == '\t') {
       out += "\\t";
     } else if (u < 0x20) {
-      absl::StrAppendFormat(&out, "\\u%04x", u);
+      flowcheck::StrAppendFormat(&out, "\\u%04x", u);
     } else {
       out += ch;
     }
@@ -129,11 +128,11 @@ std::string JsonEscape(const std::string& s) {
 
 std::string JsonNumber(double v) {
   if (!std::isfinite(v)) return "null";
-  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) return absl::StrFormat("%.0f", v);
+  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) return flowcheck::StrFormat("%.0f", v);
   // The shortest "%g" form that reads back as `v` (0.05, not 0.05000000000000000277).
   std::string s;
   for (int precision = 1; precision <= 17; ++precision) {
-    s = absl::StrFormat("%.*g", precision, v);
+    s = flowcheck::StrFormat("%.*g", precision, v);
     if (std::strtod(s.c_str(), nullptr) == v) break;
   }
   return s;
@@ -159,7 +158,7 @@ std::string ResultJson(const StressResult& r, int interrupted_by) {
   o.Raw("counters", counters.Inline());
   std::string ids = "[";
   for (const auto& d : r.divergences) {
-    absl::StrAppend(&ids, ids.size() > 1 ? ", " : "", "\"", JsonEscape(d.first), "\"");
+    flowcheck::StrAppend(&ids, ids.size() > 1 ? ", " : "", "\"", JsonEscape(d.first), "\"");
   }
   o.Raw("upstream_divergences", ids + "]");
   return o.Document();

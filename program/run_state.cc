@@ -1,7 +1,7 @@
 // program/run_state.cc: see run_state.h.
 #include "program/run_state.h"
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "program/failure.h"
 
 namespace flowcheck {
@@ -23,8 +23,8 @@ void DrainWork(Run* run) {
     // requeues itself forever would hang the run, so a drain is bounded.
     constexpr size_t kMaxDrainItems = 100000;
     if (run->wq.RunAll(kMaxDrainItems) == kMaxDrainItems && run->wq.pending_count() > 0) {
-      Fail("watchdog", absl::StrFormat("the work queue did not drain at the end of the "
-                                       "execution: %u work items ran and more are pending (a "
+      Fail("watchdog", flowcheck::StrFormat("the work queue did not drain at the end of the "
+                                       "execution: %zu work items ran and more are pending (a "
                                        "work item that requeues itself?)",
                                        kMaxDrainItems));
     }
@@ -46,10 +46,10 @@ double Elapsed(const Run& run) {
 std::string DescribeParticipants(const Run& run) {
   std::string s;
   for (const auto& p : run.participants) {
-    absl::StrAppendFormat(&s, "  %s: %s (%u ops)\n", p->name,
+    flowcheck::StrAppendFormat(&s, "  %s: %s (%" PRIu64 " ops)\n", p->name.c_str(),
                           p->doing.load(std::memory_order_relaxed), p->counters.Get(kOps));
   }
-  absl::StrAppendFormat(&s, "  work queue: %u item(s) pending\n", run.wq.pending_count());
+  flowcheck::StrAppendFormat(&s, "  work queue: %zu item(s) pending\n", run.wq.pending_count());
   return s;
 }
 

@@ -3,8 +3,7 @@
 
 #include <chrono>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "lockcheck/lockdep.h"
 #include "program/failure.h"
 
@@ -33,7 +32,7 @@ void Watchdog::Stop() {
 }
 
 std::string Watchdog::StallReport(double stalled_seconds) const {
-  std::string s = absl::StrFormat("no progress for %g s (progress counter %u)\n",
+  std::string s = flowcheck::StrFormat("no progress for %g s (progress counter %u)\n",
                                   stalled_seconds, progress_->load(std::memory_order_relaxed));
   if (describe_) s += "stress threads (what each was doing):\n" + describe_();
   s += "threads known to lockcheck (held locks, lock spun on):\n";

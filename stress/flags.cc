@@ -3,113 +3,170 @@
 // command cannot disagree.
 #include "stress/flags.h"
 
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <string_view>
+#include <vector>
 
-#include "absl/flags/commandlineflag.h"
-#include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/reflection.h"
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/string_view.h"
-#include "absl/strings/strip.h"
-
-namespace {
-// The flags' defaults: a StressConfig's, but for --progress_every.
-const flowcheck::program::StressConfig kFlagDefaults = [] {
-  flowcheck::program::StressConfig c;
-  c.progress_every = flowcheck::program::kFlagProgressEvery;
-  return c;
-}();
-}  // namespace
-
-// One flag per StressConfig field (program/config.h), of the same name.
-#define FLOWCHECK_STRESS_DEFINE_FLAG(type, name, def, uses, help) \
-  ABSL_FLAG(type, name, kFlagDefaults.name, help);
-FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_DEFINE_FLAG)
-#undef FLOWCHECK_STRESS_DEFINE_FLAG
-ABSL_FLAG(std::string, replay, "",
-          "replay a schedule file written by a --sched run (no other flag but --json_out)");
-ABSL_FLAG(bool, minimize, false,
-          "with --replay=FILE: write FILE's minimized schedule beside it (FILE.min.schedule)");
-ABSL_FLAG(std::string, trace_out, "",
-          "with --replay=FILE: write the replayed execution's trace (JSON) here");
+#include "common/strings.h"
 
 namespace flowcheck {
 namespace stress {
 namespace {
 
-bool IsUsageFlag(absl::string_view name) {
-  return name == "help" || name == "helpfull" || name == "helpshort" ||
-         name == "helppackage" || name == "helpon" || name == "helpmatch" ||
-         name == "version" || name == "only_check_args";
+// The parsed values: the flags' defaults (a StressConfig's, but for
+// --progress_every) until ParseFlags sets them.
+program::StressConfig g_config = [] {
+  program::StressConfig c;
+  c.progress_every = program::kFlagProgressEvery;
+  return c;
+}();
+std::string g_replay;
+bool g_minimize = false;
+std::string g_trace_out;
+
+// A value's text as the flag reads it; false if it is not one of the type.
+bool ParseValue(const std::string& text, bool* v) {
+  std::string t;
+  for (char ch : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (t == "true" || t == "t" || t == "yes" || t == "y" || t == "1") return *v = true, true;
+  if (t == "false" || t == "f" || t == "no" || t == "n" || t == "0") return *v = false, true;
+  return false;
+}
+bool ParseValue(const std::string& text, double* v) { return SimpleAtod(text, v); }
+bool ParseValue(const std::string& text, std::string* v) { return *v = text, true; }
+template <typename T>
+bool ParseValue(const std::string& text, T* v) { return SimpleAtoi(text, v); }
+
+std::string DefaultText(bool v) { return v ? "true" : "false"; }
+std::string DefaultText(const std::string& v) { return "\"" + v + "\""; }
+template <typename T>
+std::string DefaultText(T v) { return StrCat(v); }
+
+// One row per flag: its name, whether it is a boolean, its help and
+// default, and how a value's text is stored (false: not of its type).
+struct Flag {
+  const char* name;
+  bool boolean;
+  const char* help;
+  std::string default_text;
+  bool (*set)(const std::string& text);
+};
+
+template <typename T>
+constexpr bool IsBool(T*) { return false; }
+constexpr bool IsBool(bool*) { return true; }
+
+#define FLOWCHECK_FLAG_ROW(var, name, help)                                                  \
+  Flag {                                                                                     \
+    #name, IsBool(&var), help, DefaultText(var),                           \
+        [](const std::string& text) { return ParseValue(text, &var); }                       \
+  }
+
+const std::vector<Flag>& Flags() {
+  static const std::vector<Flag>* flags = [] {
+    auto* f = new std::vector<Flag>{
+#define FLOWCHECK_STRESS_FLAG_ROW(type, name, def, uses, help) \
+  FLOWCHECK_FLAG_ROW(g_config.name, name, help),
+        FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_FLAG_ROW)
+#undef FLOWCHECK_STRESS_FLAG_ROW
+        FLOWCHECK_FLAG_ROW(g_replay, replay,
+                           "replay a schedule file written by a --sched run (no other flag "
+                           "but --json_out)"),
+        FLOWCHECK_FLAG_ROW(g_minimize, minimize,
+                           "with --replay=FILE: write FILE's minimized schedule beside it "
+                           "(FILE.min.schedule)"),
+        FLOWCHECK_FLAG_ROW(g_trace_out, trace_out,
+                           "with --replay=FILE: write the replayed execution's trace (JSON) "
+                           "here"),
+    };
+    return f;
+  }();
+  return *flags;
 }
 
-// One of the flags defined in this file (not another library's, nor
-// Abseil's --flagfile and friends).
-absl::CommandLineFlag* OurFlag(absl::string_view name) {
-  absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-  if (flag == nullptr || flag->IsRetired() ||
-      !absl::EndsWith(flag->Filename(), "stress/flags.cc")) {
-    return nullptr;
+const Flag* Find(std::string_view name) {
+  for (const Flag& f : Flags()) {
+    if (name == f.name) return &f;
   }
-  return flag;
+  return nullptr;
+}
+
+// --help and its kin: every flag, its help and default; then exit 1, as
+// Abseil's flags library (which stress_main used before) does.
+enum Usage { kNoUsage, kPrintUsage, kExitZero };
+Usage UsageFlag(std::string_view name) {
+  if (name == "help" || name == "helpfull" || name == "helpshort" || name == "helppackage" ||
+      name == "helpon" || name == "helpmatch") {
+    return kPrintUsage;
+  }
+  if (name == "version" || name == "only_check_args") return kExitZero;
+  return kNoUsage;
+}
+
+[[noreturn]] void PrintUsage(const char* program) {
+  std::printf("%s: flowcheck's multithreaded stress of the hfi1 flow layer (see docs/stress.md)\n\n"
+              "  Flags from stress/flags.cc:\n",
+              program);
+  for (const Flag& f : Flags()) {
+    std::printf("    --%s (%s); default: %s;\n", f.name, f.help, f.default_text.c_str());
+  }
+  std::fflush(stdout);
+  std::exit(1);
 }
 
 }  // namespace
 
 std::string ParseFlags(int argc, char** argv) {
-  bool usage = false;
+  Usage usage = kNoUsage;
   for (int i = 1; i < argc; ++i) {
-    absl::string_view arg = argv[i];
-    if (arg == "--" || !absl::ConsumePrefix(&arg, "-") || arg.empty()) {
-      return absl::StrCat("unexpected argument '", argv[i], "' (only --flag=value arguments)");
+    std::string_view arg = argv[i];
+    if (arg == "--" || !ConsumePrefix(&arg, "-") || arg.empty()) {
+      return StrCat("unexpected argument '", argv[i], "' (only --flag=value arguments)");
     }
-    absl::ConsumePrefix(&arg, "-");
+    ConsumePrefix(&arg, "-");
     const size_t eq = arg.find('=');
-    const absl::string_view name = arg.substr(0, eq);
-    const bool has_value = eq != absl::string_view::npos;
-    std::string value(has_value ? arg.substr(eq + 1) : absl::string_view());
-    if (IsUsageFlag(name)) {
-      usage = true;
+    const std::string_view name = arg.substr(0, eq);
+    const bool has_value = eq != std::string_view::npos;
+    std::string value(has_value ? arg.substr(eq + 1) : std::string_view());
+    if (const Usage u = UsageFlag(name); u != kNoUsage) {
+      if (u == kPrintUsage || usage == kNoUsage) usage = u;
       continue;
     }
-    absl::CommandLineFlag* flag = OurFlag(name);
-    if (flag == nullptr && absl::StartsWith(name, "no") && !has_value) {
-      flag = OurFlag(name.substr(2));
-      if (flag != nullptr && !flag->IsOfType<bool>()) flag = nullptr;
+    const Flag* flag = Find(name);
+    if (flag == nullptr && StartsWith(name, "no") && !has_value) {
+      flag = Find(name.substr(2));
+      if (flag != nullptr && !flag->boolean) flag = nullptr;
       if (flag != nullptr) value = "false";
     } else if (flag != nullptr && !has_value) {
-      if (flag->IsOfType<bool>()) {
+      if (flag->boolean) {
         value = "true";
       } else if (i + 1 < argc) {
         value = argv[++i];
       } else {
-        return absl::StrCat("missing value for --", name);
+        return StrCat("missing value for --", name);
       }
     }
-    if (flag == nullptr) return absl::StrCat("unknown flag '", argv[i], "' (see --helpfull)");
-    std::string error;
-    if (!flag->ParseFrom(value, &error)) {
-      return absl::StrCat("bad value for --", flag->Name(), ": ", error);
+    if (flag == nullptr) return StrCat("unknown flag '", argv[i], "' (see --helpfull)");
+    if (!flag->set(value)) {
+      // Worded as Abseil's flags library worded it (stress_main's callers match it).
+      return StrCat("bad value for --", flag->name, ": Illegal value '", value,
+                    "' specified for flag '", flag->name, "'");
     }
   }
-  if (usage) absl::ParseCommandLine(argc, argv);  // prints the usage and exits
+  if (usage == kPrintUsage) PrintUsage(argc > 0 ? argv[0] : "stress_main");
+  if (usage == kExitZero) std::exit(0);
   return "";
 }
 
-std::string ReplayFlag() { return absl::GetFlag(FLAGS_replay); }
-bool MinimizeFlag() { return absl::GetFlag(FLAGS_minimize); }
-std::string TraceOutFlag() { return absl::GetFlag(FLAGS_trace_out); }
+std::string ReplayFlag() { return g_replay; }
+bool MinimizeFlag() { return g_minimize; }
+std::string TraceOutFlag() { return g_trace_out; }
 
-program::StressConfig ConfigFromFlags() {
-  program::StressConfig c;
-#define FLOWCHECK_STRESS_READ_FLAG(type, name, def, uses, help) c.name = absl::GetFlag(FLAGS_##name);
-  FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_READ_FLAG)
-#undef FLOWCHECK_STRESS_READ_FLAG
-  return c;
-}
+program::StressConfig ConfigFromFlags() { return g_config; }
 
 }  // namespace stress
 }  // namespace flowcheck

@@ -1,4 +1,4 @@
-// stress/flags.h: the stress driver's command-line flags (Abseil flags).
+// stress/flags.h: the stress driver's command-line flags.
 //
 // One flag per StressConfig field, of the same name and type, with the
 // field's default (but --progress_every=1) and help text: the table
@@ -25,10 +25,10 @@ namespace stress {
 // Sets the flags from argv[1..argc-1]: --name=value, -name=value,
 // --name value (not for booleans), --name / --noname (booleans only). Only
 // the flags above are accepted; "--" or any other argument is an error.
-// Returns "" or one line naming the offending argument and why. Abseil's
-// usage flags (--help, --helpfull, --helpshort, --helppackage, --helpon=,
-// --helpmatch=, --version, --only_check_args) are handed, once the rest
-// parsed, to absl::ParseCommandLine, which prints and exits as Abseil does.
+// Returns "" or one line naming the offending argument and why. Once the
+// rest parsed, --help (or --helpfull, --helpshort, --helppackage, --helpon=,
+// --helpmatch=) prints every flag, its help and default, and exits 1;
+// --version and --only_check_args exit 0 (the exits Abseil's flags gave).
 std::string ParseFlags(int argc, char** argv);
 
 // --replay=FILE ("" if not given); --minimize; --trace_out=FILE ("").

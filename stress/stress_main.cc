@@ -34,16 +34,15 @@
 #include <thread>
 #include <vector>
 
-#include "absl/flags/usage.h"
 #include "common/atomic_file.h"
-#include "sched/cli.h"
 #include "program/config.h"
 #include "program/controlled.h"
 #include "program/driver.h"
 #include "program/failure.h"
-#include "stress/flags.h"
 #include "program/result_json.h"
 #include "program/stop_signals.h"
+#include "sched/cli.h"
+#include "stress/flags.h"
 
 namespace {
 
@@ -247,8 +246,6 @@ int FreeRunningMain(flowcheck::program::StressConfig config) {
 // (--replay with --minimize or --trace_out), a controlled run or replay
 // (--sched, --replay), or the OS-scheduled run.
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "flowcheck's multithreaded stress of the hfi1 flow layer (see docs/stress.md)");
   const std::string bad_flag = flowcheck::stress::ParseFlags(argc, argv);
   if (!bad_flag.empty()) {
     std::fprintf(stderr, "stress_main: %s\n", bad_flag.c_str());

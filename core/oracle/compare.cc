@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
+#include "common/strings.h"
 #include "lockcheck/lockdep.h"
 
 namespace flowcheck {
@@ -23,13 +22,13 @@ class Differ {
   template <typename T, typename NameFn>
   void Check(NameFn name, const T& model, const T& oracle) {
     if (!(model == oracle)) {
-      out_->push_back(absl::StrFormat("%s: model %d, oracle %d", name(), model, oracle));
+      out_->push_back(flowcheck::StrCat(name(), ": model ", model, ", oracle ", oracle));
     }
   }
   template <typename NameFn>
   void CheckYesNo(NameFn name, bool model, bool oracle) {
     if (model != oracle) {
-      out_->push_back(absl::StrFormat("%s: model %s, oracle %s", name(), YesNo(model),
+      out_->push_back(flowcheck::StrFormat("%s: model %s, oracle %s", name().c_str(), YesNo(model),
                                       YesNo(oracle)));
     }
   }
@@ -42,7 +41,7 @@ class Differ {
 
 std::string QpName(absl::Span<rvt_qp* const> qps, int i) {
   if (i < 0) return "an unknown QP";
-  return absl::StrFormat("qp %u", qps[i]->qp_num);
+  return flowcheck::StrFormat("qp %u", qps[i]->qp_num);
 }
 
 // The model's queue as QP indices (QueueMembers: -1 for a node that is no
@@ -88,7 +87,7 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
   std::vector<std::string> out;
   Differ d(&out);
   if (static_cast<int>(qps.size()) != o.num_qps()) {
-    out.push_back(absl::StrFormat("model has %u QPs, oracle %d", qps.size(), o.num_qps()));
+    out.push_back(flowcheck::StrFormat("model has %zu QPs, oracle %d", qps.size(), o.num_qps()));
     return out;
   }
 
@@ -104,7 +103,7 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
   }
   d.Check([] { return "flow_mask bits 32..63"; }, rcd.flow_mask >> kNumFlows, 0UL);
   for (int f = 0; f < kNumFlows; ++f) {
-    auto name = [f] { return absl::StrFormat("flow %d", f); };
+    auto name = [f] { return flowcheck::StrFormat("flow %d", f); };
     d.CheckYesNo([&] { return name() + ": reserved"; }, (rcd.flow_mask >> f) & 1, o.reserved(f));
     if ((owner_differs >> f) & 1) {
       std::vector<std::string> model_owners, oracle_owners;
@@ -114,9 +113,9 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
       }
       if (model_owners.empty()) model_owners.push_back("none");
       if (oracle_owners.empty()) oracle_owners.push_back("none");
-      d.Add(absl::StrFormat("%s: owner: model %s, oracle %s", name(),
-                            absl::StrJoin(model_owners, " and "),
-                            absl::StrJoin(oracle_owners, " and ")));
+      d.Add(flowcheck::StrFormat("%s: owner: model %s, oracle %s", name().c_str(),
+                            (flowcheck::StrJoin(model_owners, " and ")).c_str(),
+                            (flowcheck::StrJoin(oracle_owners, " and ")).c_str()));
     }
     d.Check([&] { return name() + ": generation"; }, rcd.flows[f].generation, o.generation(f));
     d.Check([&] { return name() + ": register"; },
@@ -132,7 +131,7 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
     const rvt_qp* qp = qps[i];
     const hfi1_qp_priv* p = qp->priv;
     const QpState& q = o.qp(static_cast<int>(i));
-    auto name = [&qps, i] { return QpName(qps, static_cast<int>(i)) + absl::StrFormat(" (#%u)", i); };
+    auto name = [&qps, i] { return QpName(qps, static_cast<int>(i)) + flowcheck::StrFormat(" (#%zu)", i); };
     auto field = [&name](const char* f) { return [&name, f] { return name() + ": " + f; }; };
     d.Check(field("flow_state.index"), static_cast<int>(p->flow_state.index), q.flow);
     d.Check(field("flow_state.last_index"), static_cast<int>(p->flow_state.last_index), q.last);
@@ -141,7 +140,7 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
     d.CheckYesNo(field("HFI1_S_WAIT_TID_SPACE"), WaitTidSpaceFlag(qp), q.waiting);
     const Queue on = AsOracleQueue(model_on[i]);
     if (on != q.on) {
-      d.Add(absl::StrFormat("%s: queued on: model %s, oracle %s", name(), QueueName(on),
+      d.Add(flowcheck::StrFormat("%s: queued on: model %s, oracle %s", name().c_str(), QueueName(on),
                             QueueName(q.on)));
     }
     d.Check(field("tid_enqueue"), p->tid_enqueue, q.tid_enqueue);
@@ -167,8 +166,8 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
     const Members model = ModelMembers(q.model, nodes);
     const Members oracle(q.oracle.members.begin(), q.oracle.members.end());
     if (model != oracle) {
-      d.Add(absl::StrFormat("%s: members: model %s, oracle %s", q.name, List(qps, model),
-                            List(qps, oracle)));
+      d.Add(flowcheck::StrFormat("%s: members: model %s, oracle %s", q.name, (List(qps, model)).c_str(),
+                            (List(qps, oracle)).c_str()));
     }
     d.Check([&q] { return std::string(q.name) + ": enqueue"; }, q.model.enqueue,
             q.oracle.enqueue);
@@ -192,8 +191,8 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
     }
     for (const WorkItem& w : o.work()) oracle_work.push_back({w.qp, w.kind});
     if (model_work != oracle_work) {
-      d.Add(absl::StrFormat("pending work: model %s, oracle %s", WorkList(qps, model_work),
-                            WorkList(qps, oracle_work)));
+      d.Add(flowcheck::StrFormat("pending work: model %s, oracle %s", (WorkList(qps, model_work)).c_str(),
+                            (WorkList(qps, oracle_work)).c_str()));
     }
   }
   d.Check([] { return "n_tidwait"; }, rcd.dd->verbs_dev.n_tidwait, o.n_tidwait());

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "core/callers.h"
 #include "core/oracle/compare.h"
 #include "core/oracle/world_reset.h"
@@ -36,23 +36,23 @@ const char* OpKindName(OpKind kind) {
 std::string OpToString(const Op& op) {
   switch (op.kind) {
     case OpKind::kSetWantsFlow:
-      return absl::StrFormat("%s(qp#%d, %s)", OpKindName(op.kind), op.qp,
+      return flowcheck::StrFormat("%s(qp#%d, %s)", OpKindName(op.kind), op.qp,
                              op.arg != 0 ? "true" : "false");
     case OpKind::kResync:
-      return absl::StrFormat("%s(qp#%d, psn=0x%x)", OpKindName(op.kind), op.qp, op.arg);
+      return flowcheck::StrFormat("%s(qp#%d, psn=0x%" PRIx64 ")", OpKindName(op.kind), op.qp, op.arg);
     case OpKind::kReserveFlow:
-      return absl::StrFormat("%s(last=%d)", OpKindName(op.kind), op.arg);
+      return flowcheck::StrFormat("%s(last=%" PRId64 ")", OpKindName(op.kind), op.arg);
     case OpKind::kReleaseFlow:
-      return absl::StrFormat("%s(idx=%d)", OpKindName(op.kind), op.arg);
+      return flowcheck::StrFormat("%s(idx=%" PRId64 ")", OpKindName(op.kind), op.arg);
     case OpKind::kRunWork:
       return "run_work()";
     default:
-      return absl::StrFormat("%s(qp#%d)", OpKindName(op.kind), op.qp);
+      return flowcheck::StrFormat("%s(qp#%d)", OpKindName(op.kind), op.qp);
   }
 }
 
 std::string StepResult::ToString() const {
-  std::string s = absl::StrFormat("%s: model returned %d, oracle %d%s\n", OpToString(op),
+  std::string s = flowcheck::StrFormat("%s: model returned %" PRId64 ", oracle %" PRId64 "%s\n", OpToString(op).c_str(),
                                   model_ret, oracle_ret,
                                   model_ret == oracle_ret ? "" : "  <-- differ");
   for (const std::string& d : diffs) s += "  " + d + "\n";
@@ -163,7 +163,7 @@ StepResult Lockstep::Step(const Op& op, bool compare_state) {
   if (mirror_ != nullptr) {
     const int64_t mirror_ret = mirror_->Step(op);
     if (mirror_ret != r.model_ret) {
-      mirror_diffs_.push_back(absl::StrFormat("%s: returned %d, %s returned %d", OpToString(op),
+      mirror_diffs_.push_back(flowcheck::StrFormat("%s: returned %" PRId64 ", %s returned %" PRId64 "", OpToString(op).c_str(),
                                               r.model_ret, mirror_->name(), mirror_ret));
     }
   }

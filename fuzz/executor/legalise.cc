@@ -2,7 +2,7 @@
 // (see legalise.h).
 #include "fuzz/executor/legalise.h"
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "core/callers.h"
 #include "core/oracle/flow_oracle.h"
 
@@ -63,16 +63,16 @@ void Legaliser::ReleaseIndex(int64_t idx) {
     run_.Call({OpKind::kReleaseFlow, 0, idx});
   } else if (idx < 0 || idx >= oracle::kNumFlows) {
     run_.NoCall([idx] {
-      return absl::StrFormat("%d is not a flow index; releasing it is not the harness's to do",
+      return flowcheck::StrFormat("%" PRId64 " is not a flow index; releasing it is not the harness's to do",
                              idx);
     });
   } else if (o.owner(static_cast<int>(idx)) == FlowOracle::kFree) {
     run_.NoCall([idx] {
-      return absl::StrFormat("flow %d is free; releasing it would be a double free", idx);
+      return flowcheck::StrFormat("flow %" PRId64 " is free; releasing it would be a double free", idx);
     });
   } else {
     run_.NoCall([idx, owner = o.owner(static_cast<int>(idx))] {
-      return absl::StrFormat("flow %d is owned by qp#%d, not by the harness", idx, owner);
+      return flowcheck::StrFormat("flow %" PRId64 " is owned by qp#%d, not by the harness", idx, owner);
     });
   }
 }

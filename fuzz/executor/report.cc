@@ -1,7 +1,7 @@
 // fuzz/executor/report.cc: see report.h.
 #include "fuzz/executor/report.h"
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 
 namespace flowcheck {
 namespace fuzz {
@@ -9,8 +9,8 @@ namespace fuzz {
 std::string FormatMask(uint64_t mask) {
   std::string pic;
   for (int f = 0; f < 32; ++f) pic += ((mask >> f) & 1) ? '#' : '.';
-  std::string s = absl::StrFormat("0x%08x [%s]", mask & 0xFFFFFFFFull, pic);
-  if (mask >> 32) s += absl::StrFormat(" + bits above 31: 0x%x", mask >> 32);
+  std::string s = flowcheck::StrFormat("0x%08llx [%s]", mask & 0xFFFFFFFFull, pic.c_str());
+  if (mask >> 32) s += flowcheck::StrFormat(" + bits above 31: 0x%" PRIx64 "", mask >> 32);
   return s;
 }
 
@@ -20,21 +20,21 @@ std::string FailureReport(const Program& p, const Failure& f) {
     layer = "invariant " + (f.violations.empty() ? std::string("?") : f.violations[0].id);
   }
   std::string s =
-      absl::StrFormat("flowcheck: FAIL [%s] %s op #%u%s %s\n", layer, TargetName(p.format),
-                      f.op_index, f.sub ? absl::StrFormat(" (call %d)", f.sub + 1) : "", f.op);
-  s += absl::StrFormat("  call:     %s\n", f.call);
-  s += absl::StrFormat("  returned: model %d, %s %d%s\n", f.model_ret,
+      flowcheck::StrFormat("flowcheck: FAIL [%s] %s op #%zu%s %s\n", layer.c_str(), TargetName(p.format),
+                      f.op_index, (f.sub ? flowcheck::StrFormat(" (call %d)", f.sub + 1) : "").c_str(), f.op.c_str());
+  s += flowcheck::StrFormat("  call:     %s\n", f.call.c_str());
+  s += flowcheck::StrFormat("  returned: model %" PRId64 ", %s %" PRId64 "%s\n", f.model_ret,
                        p.format == Format::kPure ? "reference" : "oracle", f.oracle_ret,
                        f.model_ret == f.oracle_ret ? "" : "  <-- differ");
   if (f.has_masks) {
     const char* other = p.format == Format::kPure ? "reference" : "oracle";
-    s += absl::StrFormat("  flow_mask before: %-9s %s\n", "model", FormatMask(f.mask_before));
-    s += absl::StrFormat("                    %-9s %s\n", other, FormatMask(f.oracle_mask_before));
-    s += absl::StrFormat("  flow_mask after:  %-9s %s\n", "model", FormatMask(f.mask_after));
-    s += absl::StrFormat("                    %-9s %s\n", other, FormatMask(f.oracle_mask_after));
+    s += flowcheck::StrFormat("  flow_mask before: %-9s %s\n", "model", FormatMask(f.mask_before).c_str());
+    s += flowcheck::StrFormat("                    %-9s %s\n", other, FormatMask(f.oracle_mask_before).c_str());
+    s += flowcheck::StrFormat("  flow_mask after:  %-9s %s\n", "model", FormatMask(f.mask_after).c_str());
+    s += flowcheck::StrFormat("                    %-9s %s\n", other, FormatMask(f.oracle_mask_after).c_str());
   }
   if (!f.diffs.empty()) {
-    s += absl::StrFormat("  differences (model vs %s):\n",
+    s += flowcheck::StrFormat("  differences (model vs %s):\n",
                          p.format == Format::kPure ? "reference" : "oracle");
     for (const std::string& d : f.diffs) s += "    " + d + "\n";
   }

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "lockcheck/spinlock.h"
 
 namespace flowcheck {
@@ -50,7 +50,7 @@ int64_t StepRunner::Call(const Op& op, const char* instead) {
       r, /*check_invariants=*/true, before, oracle_before,
       [&op, instead] {
         std::string call = oracle::OpToString(op);
-        if (instead != nullptr) call += absl::StrFormat(" (instead: %s)", instead);
+        if (instead != nullptr) call += flowcheck::StrFormat(" (instead: %s)", instead);
         return call;
       },
       true);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "core/hfi1_constants.h"
 #include "core/oracle/lockstep.h"
 #include "gtest/gtest.h"
@@ -56,7 +56,7 @@ TEST_F(DiffTest, AChangedFieldIsNamedWithBothValues) {
   rcd->flows[5].generation = gen ^ 1;  // the kernel's world only
   spin_unlock_irqrestore(&rcd->exp_lock, flags);
   const std::vector<std::string> lines = DifferentialLines(ls_.Compare());
-  EXPECT_EQ(lines, std::vector<std::string>{absl::StrFormat(
+  EXPECT_EQ(lines, std::vector<std::string>{flowcheck::StrFormat(
                        "differential: flow 5: generation: kernel 0x%x, core 0x%x", gen ^ 1, gen)});
   spin_lock_irqsave(&rcd->exp_lock, flags);
   rcd->flows[5].generation = gen;
@@ -73,7 +73,7 @@ TEST_F(DiffTest, ADifferentReturnValueIsReported) {
   const std::vector<std::string> lines =
       DifferentialLines(ls_.Step({OpKind::kSetupHwFlow, 0}).diffs);
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines[0], absl::StrFormat("setup_hw_flow(qp#0): returned %d, core's model returned 0",
+  EXPECT_EQ(lines[0], flowcheck::StrFormat("setup_hw_flow(qp#0): returned %d, core's model returned 0",
                                       -EAGAIN));
 }
 

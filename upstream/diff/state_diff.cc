@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_format.h"
+#include "common/strings.h"
 #include "lockcheck/spinlock.h"
 
 namespace flowcheck {
@@ -20,10 +20,10 @@ class Differ {
   template <typename T>
   void Field(const std::string& name, T kernel, T core, bool hex = false) {
     if (kernel == core) return;
-    out_->push_back(hex ? absl::StrFormat("differential: %s: kernel 0x%x, core 0x%x", name,
+    out_->push_back(hex ? flowcheck::StrFormat("differential: %s: kernel 0x%" PRIx64 ", core 0x%" PRIx64 "", name.c_str(),
                                           static_cast<uint64_t>(kernel),
                                           static_cast<uint64_t>(core))
-                        : absl::StrFormat("differential: %s: kernel %d, core %d", name,
+                        : flowcheck::StrFormat("differential: %s: kernel %" PRId64 ", core %" PRId64 "", name.c_str(),
                                           static_cast<int64_t>(kernel),
                                           static_cast<int64_t>(core)));
   }
@@ -37,7 +37,7 @@ std::string Members(const oracle::StateSnapshot::Queue& q) {
   std::string s = "[";
   const uint32_t n = std::min<uint32_t>(q.length, oracle::kSnapshotMaxQps + 1);
   for (uint32_t i = 0; i < n; ++i) {
-    s += absl::StrFormat("%sqp#%d", i ? ", " : "", q.members[i]);
+    s += flowcheck::StrFormat("%sqp#%d", i ? ", " : "", q.members[i]);
   }
   return s + "]";
 }
@@ -46,7 +46,7 @@ std::string Work(const oracle::StateSnapshot& s) {
   std::string out = "[";
   const uint32_t n = std::min<uint32_t>(s.num_work, oracle::kSnapshotMaxWork);
   for (uint32_t i = 0; i < n; ++i) {
-    out += absl::StrFormat("%s%s(qp#%d)", i ? ", " : "",
+    out += flowcheck::StrFormat("%s%s(qp#%d)", i ? ", " : "",
                            s.work[i].kind == static_cast<uint32_t>(oracle::WorkKind::kTrigger)
                                ? "trigger_work"
                                : "send_work",
@@ -91,7 +91,7 @@ void DescribeDifferences(const WorldState& kernel, const WorldState& core,
                          std::vector<std::string>* out) {
   Differ d(out);
   if (!kernel.fits || !core.fits) {
-    d.Line(absl::StrFormat("a world's state does not fit a snapshot (kernel %s, core %s)",
+    d.Line(flowcheck::StrFormat("a world's state does not fit a snapshot (kernel %s, core %s)",
                            kernel.fits ? "fits" : "does not", core.fits ? "fits" : "does not"));
     return;
   }
@@ -100,15 +100,15 @@ void DescribeDifferences(const WorldState& kernel, const WorldState& core,
   d.Field("flow_mask", k.flow_mask, c.flow_mask, true);
   d.Field("n_tidwait", k.n_tidwait, c.n_tidwait);
   for (int f = 0; f < oracle::kNumFlows; ++f) {
-    d.Field(absl::StrFormat("flow %d: generation", f), k.generation[f], c.generation[f], true);
-    d.Field(absl::StrFormat("flow %d: RcvTIDFlowTable", f), k.reg[f], c.reg[f], true);
+    d.Field(flowcheck::StrFormat("flow %d: generation", f), k.generation[f], c.generation[f], true);
+    d.Field(flowcheck::StrFormat("flow %d: RcvTIDFlowTable", f), k.reg[f], c.reg[f], true);
   }
   d.Field("number of QPs", k.num_qps, c.num_qps);
   const uint32_t n = std::min<uint32_t>(std::min(k.num_qps, c.num_qps), oracle::kSnapshotMaxQps);
   for (uint32_t i = 0; i < n; ++i) {
     const oracle::StateSnapshot::Qp& a = k.qp[i];
     const oracle::StateSnapshot::Qp& b = c.qp[i];
-    const std::string q = absl::StrFormat("qp#%d ", i);
+    const std::string q = flowcheck::StrFormat("qp#%d ", i);
     d.Field(q + "flow_state.index", static_cast<int32_t>(a.flow), static_cast<int32_t>(b.flow));
     d.Field(q + "flow_state.last_index", static_cast<int32_t>(a.last),
             static_cast<int32_t>(b.last));
@@ -131,17 +131,17 @@ void DescribeDifferences(const WorldState& kernel, const WorldState& core,
     d.Field(name + ".enqueue", k.queue[q].enqueue, c.queue[q].enqueue);
     d.Field(name + ".dequeue", k.queue[q].dequeue, c.queue[q].dequeue);
     const std::string km = Members(k.queue[q]), cm = Members(c.queue[q]);
-    if (km != cm) d.Line(absl::StrFormat("%s members: kernel %s, core %s", name, km, cm));
+    if (km != cm) d.Line(flowcheck::StrFormat("%s members: kernel %s, core %s", name.c_str(), km.c_str(), cm.c_str()));
   }
   const std::string kw = Work(k), cw = Work(c);
-  if (kw != cw) d.Line(absl::StrFormat("pending work: kernel %s, core %s", kw, cw));
+  if (kw != cw) d.Line(flowcheck::StrFormat("pending work: kernel %s, core %s", kw.c_str(), cw.c_str()));
 
   const hfi1_flow_audit& ka = kernel.audit;
   const hfi1_flow_audit& ca = core.audit;
   d.Field("audit: grants", ka.grants, ca.grants);
   d.Field("audit: out-of-order grants", ka.out_of_order_grants, ca.out_of_order_grants);
   for (int f = 0; f < oracle::kNumFlows; ++f) {
-    const std::string a = absl::StrFormat("audit: flow %d clears", f);
+    const std::string a = flowcheck::StrFormat("audit: flow %d clears", f);
     d.Field(a, ka.clear[f].clears, ca.clear[f].clears);
     d.Field(a + ": last old generation", ka.clear[f].old_gen, ca.clear[f].old_gen, true);
     d.Field(a + ": last new generation", ka.clear[f].new_gen, ca.clear[f].new_gen, true);
