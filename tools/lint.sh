@@ -11,7 +11,7 @@
 #  2. No absl/synchronization in flowcheck's code: Abseil 20220623's Mutex,
 #     Notification, Barrier and BlockingCounter give TSan false positives
 #     (README, "Abseil under TSan"); our locks are lockcheck's, std::mutex or atomics.
-#     Nor absl/strings or absl/flags: their sources and headers were a fifth
+#     Nor absl/strings, absl/flags or absl/debugging: their sources and headers were a fifth
 #     of every build's compile (docs/build.md); common/strings.h formats and
 #     stress/flags.cc parses.
 #  3. No package-archive host name in the repository.
@@ -46,8 +46,8 @@ while IFS= read -r f; do
   if grep -q '#include "absl/synchronization' "$f"; then
     bad "absl/synchronization is not TSan-safe here: $f"
   fi
-  if grep -qE '#include "absl/(strings|flags)/' "$f"; then
-    bad "absl/strings and absl/flags are not used (common/strings.h, stress/flags.cc): $f"
+  if grep -qE '#include "absl/(strings|flags|debugging)/' "$f"; then
+    bad "absl/strings, absl/flags and absl/debugging are not used (common/strings.h, stress/flags.cc, lockcheck/internal/stack.cc): $f"
   fi
 done < <(srcs bazel common core fuzz lockcheck program sched stress tools upstream)
 

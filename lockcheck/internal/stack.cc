@@ -1,12 +1,24 @@
+// lockcheck/internal/stack.cc: see stack.h. Stacks come from glibc's
+// backtrace(); names from the ELF symbol table of the object holding the
+// address (.symtab, else .dynsym: static and anonymous-namespace functions
+// too), demangled by the C++ runtime. Only the C library and the C++
+// runtime: no symbolizer library in every build.
 #include "lockcheck/internal/stack.h"
+
+#include <cxxabi.h>
+#include <elf.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
-#include "absl/base/attributes.h"
-#include "absl/debugging/stacktrace.h"
-#include "absl/debugging/symbolize.h"
 #include "lockcheck/internal/threads.h"
 #include "lockcheck/internal/tsan.h"
 
@@ -14,30 +26,126 @@ namespace lockcheck {
 namespace internal {
 namespace {
 
+// The loaded object holding an address: its file and load bias.
+struct Object {
+  uintptr_t pc = 0;
+  const char* file = nullptr;
+  uintptr_t bias = 0;
+};
+
+int FindObject(dl_phdr_info* info, size_t, void* data) {
+  auto* o = static_cast<Object*>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (ph.p_type == PT_LOAD && o->pc >= start && o->pc < start + ph.p_memsz) {
+      // The main program has no name here.
+      o->file = info->dlpi_name[0] != '\0' ? info->dlpi_name : "/proc/self/exe";
+      o->bias = info->dlpi_addr;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// The mangled name of the function symbol of ELF file `path` that holds
+// `addr` (the file's own addresses), into `out`; false if none.
+bool SymbolIn(const char* path, uintptr_t addr, std::string* out) {
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  void* map = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size > 0) {
+    map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  }
+  close(fd);
+  if (map == MAP_FAILED) return false;
+  const size_t size = static_cast<size_t>(st.st_size);
+  const char* base = static_cast<const char*>(map);
+  const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(base);
+  bool found = false;
+  if (size >= sizeof(ElfW(Ehdr)) && std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh->e_shoff + uint64_t{eh->e_shnum} * sizeof(ElfW(Shdr)) <= size) {
+    const auto* sh = reinterpret_cast<const ElfW(Shdr)*>(base + eh->e_shoff);
+    for (const uint32_t type : {SHT_SYMTAB, SHT_DYNSYM}) {
+      for (int i = 0; i < eh->e_shnum && !found; ++i) {
+        if (sh[i].sh_type != type || sh[i].sh_link >= eh->e_shnum ||
+            sh[i].sh_offset + sh[i].sh_size > size) {
+          continue;
+        }
+        const ElfW(Shdr)& names = sh[sh[i].sh_link];
+        const auto* syms = reinterpret_cast<const ElfW(Sym)*>(base + sh[i].sh_offset);
+        for (size_t k = 0; k < sh[i].sh_size / sizeof(ElfW(Sym)); ++k) {
+          const ElfW(Sym)& s = syms[k];
+          if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0 ||
+              addr < s.st_value || addr - s.st_value >= (s.st_size ? s.st_size : 1) ||
+              s.st_name >= names.sh_size || names.sh_offset + names.sh_size > size) {
+            continue;
+          }
+          const char* name = base + names.sh_offset + s.st_name;
+          out->assign(name, strnlen(name, names.sh_size - s.st_name));
+          found = true;
+          break;
+        }
+      }
+      if (found) break;
+    }
+  }
+  munmap(map, size);
+  return found;
+}
+
+// "ns::f(int, char*) const" -> "ns::f()": the form reports have always
+// printed (the function, not its overload).
+std::string WithoutParameters(std::string name) {
+  const size_t close = name.rfind(')');
+  if (close == std::string::npos) return name;
+  int depth = 0;
+  for (size_t i = close + 1; i-- > 0;) {
+    if (name[i] == ')') ++depth;
+    if (name[i] == '(' && --depth == 0) return name.substr(0, i) + "()";
+  }
+  return name;
+}
+
 // Symbolizes `pc` (a return address, so pc - 1 is inside the call) into
-// `out`; false if unknown. Abseil's symbolizer keeps caches guarded by its
-// own locks: never let TSan see them as synchronization between our threads.
-bool SymbolizeInto(const void* pc, char* out, int size) {
+// `out`; false if unknown. The runtime's demangler allocates: never let
+// TSan see it as synchronization between our threads.
+bool SymbolizeInto(const void* pc, std::string* out) {
   TsanIgnoreScope ignore;
-  const char* p = static_cast<const char*>(pc);
-  return absl::Symbolize(p - 1, out, size);
+  Object o;
+  o.pc = reinterpret_cast<uintptr_t>(pc) - 1;
+  std::string mangled;
+  if (dl_iterate_phdr(FindObject, &o) == 0 || !SymbolIn(o.file, o.pc - o.bias, &mangled)) {
+    return false;
+  }
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  *out = status == 0 && demangled != nullptr ? WithoutParameters(demangled) : mangled;
+  std::free(demangled);
+  return true;
 }
 
 }  // namespace
 
-ABSL_ATTRIBUTE_NOINLINE StackTrace CaptureStack() {
+__attribute__((noinline)) StackTrace CaptureStack() {
   StackTrace st;
   {
     TsanIgnoreScope ignore;
-    st.depth = absl::GetStackTrace(st.pcs, kMaxFrames, /*skip_count=*/1);
+    void* pcs[kMaxFrames + 1];
+    const int n = backtrace(pcs, kMaxFrames + 1);
+    // Frame 0 is this function.
+    st.depth = n > 0 ? n - 1 : 0;
+    std::memcpy(st.pcs, pcs + 1, sizeof(void*) * static_cast<size_t>(st.depth));
   }
   st.thread = CurrentThreadLabel();
   return st;
 }
 
 std::string SymbolizeReturnAddress(const void* pc) {
-  char buf[512];
-  if (SymbolizeInto(pc, buf, sizeof buf)) return buf;
+  std::string name;
+  if (SymbolizeInto(pc, &name)) return name;
+  char buf[32];
   std::snprintf(buf, sizeof buf, "%p", pc);
   return buf;
 }
@@ -47,14 +155,14 @@ std::string FormatStack(const StackTrace& stack, const char* indent) {
   bool skipping = true;
   int n = 0;
   for (int i = 0; i < stack.depth; ++i) {
-    char sym[512];
-    bool known = SymbolizeInto(stack.pcs[i], sym, sizeof sym);
-    if (skipping && known && std::strncmp(sym, "lockcheck::", 11) == 0) continue;
+    std::string sym;
+    const bool known = SymbolizeInto(stack.pcs[i], &sym);
+    if (skipping && known && sym.compare(0, 11, "lockcheck::") == 0) continue;
     skipping = false;
-    char line[640];
-    std::snprintf(line, sizeof line, "%s#%d %p %s\n", indent, n++, stack.pcs[i],
-                  known ? sym : "(unknown)");
-    out += line;
+    char pc[32];
+    std::snprintf(pc, sizeof pc, "%p", stack.pcs[i]);
+    out += std::string(indent) + "#" + std::to_string(n++) + " " + pc + " " +
+           (known ? sym : "(unknown)") + "\n";
   }
   if (out.empty()) out = std::string(indent) + "(no stack)\n";
   return out;
