@@ -53,16 +53,17 @@ std::vector<std::string> CompareIdTables(const std::vector<IdRow>& rows,
     known[r.id] = true;
     auto it = doc.find(r.id);
     if (it == doc.end()) {
-      out.push_back(flowcheck::StrFormat("the doc lacks \"| `%s` | %s |\"", r.id.c_str(), r.meaning.c_str()));
+      out.push_back(
+          flowcheck::StrFormat("the doc lacks \"| `%s` | %s |\"", r.id.c_str(), r.meaning.c_str()));
     } else if (it->second != r.meaning) {
-      out.push_back(flowcheck::StrFormat("id \"%s\": the doc says \"%s\", the table \"%s\"", r.id.c_str(),
-                                    it->second.c_str(), r.meaning.c_str()));
+      out.push_back(flowcheck::StrFormat("id \"%s\": the doc says \"%s\", the table \"%s\"",
+                                         r.id.c_str(), it->second.c_str(), r.meaning.c_str()));
     }
   }
   for (const auto& [id, meaning] : doc) {
     if (!known.count(id)) {
-      out.push_back(flowcheck::StrFormat("the doc lists id \"%s\" (%s), which no table has", id.c_str(),
-                                    meaning.c_str()));
+      out.push_back(flowcheck::StrFormat("the doc lists id \"%s\" (%s), which no table has",
+                                         id.c_str(), meaning.c_str()));
     }
   }
   return out;

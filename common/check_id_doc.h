@@ -43,8 +43,7 @@ std::vector<IdRow> IdTableRows(std::string_view markdown);
 // What differs between `rows` and the id tables of `markdown`, one line each:
 // an id the doc lacks, an id only the doc has, a meaning that differs, an id
 // listed twice. Empty when they agree.
-std::vector<std::string> CompareIdTables(const std::vector<IdRow>& rows,
-                                         std::string_view markdown);
+std::vector<std::string> CompareIdTables(const std::vector<IdRow>& rows, std::string_view markdown);
 
 // Reads `path` (relative to the test's working directory, the runfiles
 // root) into *out; false if it cannot be read.

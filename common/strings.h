@@ -31,8 +31,8 @@ inline void AppendPiece(std::string* out, std::string_view s) { out->append(s); 
 inline void AppendPiece(std::string* out, const char* s) { out->append(s); }
 inline void AppendPiece(std::string* out, const std::string& s) { out->append(s); }
 void AppendPiece(std::string* out, double v);  // %g, as many digits as "%.6g"
-template <typename T, typename = std::enable_if_t<std::is_integral<T>::value &&
-                                                 !std::is_same<T, char>::value>>
+template <typename T,
+          typename = std::enable_if_t<std::is_integral<T>::value && !std::is_same<T, char>::value>>
 void AppendPiece(std::string* out, T v) {
   out->append(std::to_string(v));
 }

@@ -10,8 +10,8 @@ namespace flowcheck {
 namespace {
 
 TEST(Strings, FormatIsPrintfsAndNeverTruncated) {
-  EXPECT_EQ(StrFormat("%d %s %05.1f %" PRIu64 " %zu %x", -3, "a", 2.25, uint64_t{1} << 40, size_t{7},
-                      255u),
+  EXPECT_EQ(StrFormat("%d %s %05.1f %" PRIu64 " %zu %x", -3, "a", 2.25, uint64_t{1} << 40,
+                      size_t{7}, 255u),
             "-3 a 002.2 1099511627776 7 ff");
   const std::string big(1000, 'x');
   EXPECT_EQ(StrFormat("<%s>", big.c_str()), "<" + big + ">");

@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "common/strings.h"
-
 #include "common/check_id.h"
 #include "common/check_id_doc.h"
+#include "common/strings.h"
 #include "core/invariants.h"
 #include "core/reference.h"
 #include "gmock/gmock.h"

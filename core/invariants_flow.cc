@@ -133,8 +133,8 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
         });
         if (by_harness) who += ", the harness";
       }
-      c->Add(Invariant::kF1, Severity::kViolation, "flow %d is owned %zu times: %s (handed out twice)", i,
-             claims, who.c_str());
+      c->Add(Invariant::kF1, Severity::kViolation,
+             "flow %d is owned %zu times: %s (handed out twice)", i, claims, who.c_str());
     }
     if (!reserved) {
       owners.ForEach(i, [c, i](const QpFlow& q) {
@@ -181,13 +181,15 @@ void CheckFlows(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
       }
       if (reg != RegisterValue(q.generation)) {
         c->Add(Invariant::kF2, Severity::kViolation,
-               "flow %d (owned by qp %u, generation 0x%x): register 0x%" PRIx64 ", expected 0x%" PRIx64 "", i,
-               q.qp->qp_num, q.generation, reg, RegisterValue(q.generation));
+               "flow %d (owned by qp %u, generation 0x%x): register 0x%" PRIx64
+               ", expected 0x%" PRIx64,
+               i, q.qp->qp_num, q.generation, reg, RegisterValue(q.generation));
       }
     });
     // F3: a free flow's register is released (RESERVED, no suppression).
     if (FreeRegisterWrong(reserved, reg)) {
-      c->Add(Invariant::kF3, Severity::kViolation, "free flow %d: register 0x%" PRIx64 ", expected 0x%" PRIx64 "", i, reg,
+      c->Add(Invariant::kF3, Severity::kViolation,
+             "free flow %d: register 0x%" PRIx64 ", expected 0x%" PRIx64, i, reg,
              RegisterValue(kReserved));
     }
     // F4: every release advanced the generation to next(old), never RESERVED.

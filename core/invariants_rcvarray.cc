@@ -50,20 +50,21 @@ void CheckPlanConsumed(const tid_rdma_flow& flow, u32 qpn, const char* role, u16
   }
   std::string why;
   if (flow.npagesets % 2 != 0 || odd_nodes != 0) {
-    why = flowcheck::StrFormat("npagesets %u, %u node(s) of an odd count", flow.npagesets, odd_nodes);
+    why =
+        flowcheck::StrFormat("npagesets %u, %u node(s) of an odd count", flow.npagesets, odd_nodes);
   } else if (planned != flow.npagesets) {
     why = flowcheck::StrFormat("its %u node(s) plan %u entries for %u pagesets", flow.tnode_cnt,
-                          planned, flow.npagesets);
+                               planned, flow.npagesets);
   } else if (flow.tidcnt != flow.npagesets / 2) {
     why = flowcheck::StrFormat("%u TID entries for %u pagesets (one per pair)", flow.tidcnt,
-                          flow.npagesets);
+                               flow.npagesets);
   } else if (len != pages) {
-    why = flowcheck::StrFormat("its TID entries' lengths sum to %u pages, its pagesets hold %u", len,
-                          pages);
+    why = flowcheck::StrFormat("its TID entries' lengths sum to %u pages, its pagesets hold %u",
+                               len, pages);
   }
   if (!why.empty()) {
-    c->Add(Invariant::kG6, Severity::kViolation, "qp %u's live %s segment (slot %u): %s", qpn,
-           role, slot, why.c_str());
+    c->Add(Invariant::kG6, Severity::kViolation, "qp %u's live %s segment (slot %u): %s", qpn, role,
+           slot, why.c_str());
   }
 }
 

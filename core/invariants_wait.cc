@@ -123,7 +123,8 @@ void CheckWaitQueues(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   // W4 (transition part): the audit of every grant since context creation.
   if (rcd.audit.out_of_order_grants > 0) {
     c->Add(Invariant::kW4, Severity::kViolation,
-           "%" PRIu64 " of %" PRIu64 " flow grant(s) went to a QP that was not the head of a non-empty "
+           "%" PRIu64 " of %" PRIu64
+           " flow grant(s) went to a QP that was not the head of a non-empty "
            "flow_queue; last: qp %u was granted while qp %u was the head",
            rcd.audit.out_of_order_grants, rcd.audit.grants, rcd.audit.last_out_of_order_qpn,
            rcd.audit.last_out_of_order_head_qpn);

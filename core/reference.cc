@@ -24,7 +24,8 @@ void CheckRegisterFields(uint32_t gen, uint64_t reg, std::vector<PropertyViolati
   auto expect = [&](bool ok, const char* what) {
     if (!ok) {
       out->push_back({Property::kRegFields,
-                      flowcheck::StrFormat("register 0x%016" PRIx64 " for generation 0x%x: %s", reg, gen, what)});
+                      flowcheck::StrFormat("register 0x%016" PRIx64 " for generation 0x%x: %s", reg,
+                                           gen, what)});
     }
   };
   expect((reg & kSequenceField) == 0, "sequence (bits 0..10) is not 0");

@@ -106,12 +106,13 @@ std::string DictionaryText(Format f) {
       "# fuzz/dictionaries.cc (do not edit). Records: docs/fuzz-format.md.\n",
       TargetName(f));
   const std::vector<uint8_t> empty = Encoded(f, qps, {});
-  s += flowcheck::StrFormat("header=%s\n", (Quoted({empty[0], empty[1]})).c_str());  // format and version
+  s += flowcheck::StrFormat("header=%s\n",
+                            Quoted({empty[0], empty[1]}).c_str());  // format and version
   if (header > 2) s += flowcheck::StrFormat("header_%dqps=%s\n", qps, Quoted(empty).c_str());
   int count = 0;
   const OpSpec* ops = OpsOf(f, &count);
   for (int code = 0; code < count; ++code) {
-    s += flowcheck::StrFormat("%s=%s\n", ops[code].name, (record(MakeOp(code, 0, 0, 0))).c_str());
+    s += flowcheck::StrFormat("%s=%s\n", ops[code].name, record(MakeOp(code, 0, 0, 0)).c_str());
   }
   for (const Example& e : Examples(f)) {
     s += flowcheck::StrFormat("%s_%s=%s\n", ops[e.op.code].name, e.suffix, record(e.op).c_str());

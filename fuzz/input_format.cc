@@ -58,8 +58,8 @@ void Reset(const FormatCodec& c, Program* p) {
 
 // "sel 0x04, qp 0, arg -1, arg2 0": every field, for Encode's errors.
 std::string Fields(const FuzzOp& op) {
-  return flowcheck::StrFormat("code %u, sel 0x%02x, qp %d, arg %" PRId64 ", arg2 %" PRId64 "", op.code, op.sel, op.qp,
-                         op.arg, op.arg2);
+  return flowcheck::StrFormat("code %u, sel 0x%02x, qp %d, arg %" PRId64 ", arg2 %" PRId64, op.code,
+                              op.sel, op.qp, op.arg, op.arg2);
 }
 
 }  // namespace
@@ -177,8 +177,9 @@ DecodeResult DecodePrefix(const uint8_t* data, size_t size, uint64_t total_size)
   }
   if (total_size < c->header_size) {
     r.status = DecodeStatus::kTruncated;
-    r.error = flowcheck::StrFormat("truncated %s input: %" PRIu64 " byte(s), its header alone takes %zu",
-                              TargetName(f), total_size, c->header_size);
+    r.error =
+        flowcheck::StrFormat("truncated %s input: %" PRIu64 " byte(s), its header alone takes %zu",
+                             TargetName(f), total_size, c->header_size);
     return r;
   }
   Reset(*c, &r.program);
@@ -206,7 +207,7 @@ EncodeResult Encode(const Program& p) {
   for (size_t i = 0; i < p.ops.size(); ++i) {
     if (p.ops[i].code >= count) {
       e.error = flowcheck::StrFormat("op #%zu (%s): not an op of %s", i, Fields(p.ops[i]).c_str(),
-                                TargetName(p.format));
+                                     TargetName(p.format));
       return e;
     }
   }
@@ -216,8 +217,8 @@ EncodeResult Encode(const Program& p) {
   // The check that makes Encode trustworthy: the bytes decode to p.
   const DecodeResult back = Decode(e.bytes.data(), e.bytes.size());
   if (!back.ok() || back.program.num_qps != p.num_qps || back.program.seed != p.seed) {
-    e.error = flowcheck::StrFormat("the %s v%u header cannot hold %d QPs and seed %" PRIu64 "",
-                              TargetName(p.format), version, p.num_qps, p.seed);
+    e.error = flowcheck::StrFormat("the %s v%u header cannot hold %d QPs and seed %" PRIu64,
+                                   TargetName(p.format), version, p.num_qps, p.seed);
   } else if (back.program.thread_ops != p.thread_ops || back.program.schedule != p.schedule ||
              !(back.program.shape == p.shape)) {
     e.error = flowcheck::StrFormat(
@@ -231,8 +232,8 @@ EncodeResult Encode(const Program& p) {
       if (got != want) {
         e.error = flowcheck::StrFormat(
             "op #%zu %s (%s) does not fit a %s v%u record: it would decode as %s (%s)", i,
-            (DescribeOp(p.format, want)).c_str(), Fields(want).c_str(), TargetName(p.format), version,
-            (DescribeOp(p.format, got)).c_str(), Fields(got).c_str());
+            DescribeOp(p.format, want).c_str(), Fields(want).c_str(), TargetName(p.format), version,
+            DescribeOp(p.format, got).c_str(), Fields(got).c_str());
       }
     }
   }
@@ -256,7 +257,8 @@ std::string DescribeOp(Format format, const FuzzOp& op) {
     case Args::kQpFlag:
       return flowcheck::StrFormat("%s(qp#%d, %s)", name, op.qp, op.arg ? "true" : "false");
     case Args::kQpResync:
-      return flowcheck::StrFormat("%s(qp#%d, choice=%d, b=%" PRId64 ")", name, op.qp, op.sel % 8, op.arg);
+      return flowcheck::StrFormat("%s(qp#%d, choice=%d, b=%" PRId64 ")", name, op.qp, op.sel % 8,
+                                  op.arg);
     case Args::kLast:
       return flowcheck::StrFormat("%s(last=%" PRId64 ")", name, op.arg);
     case Args::kOwnedK:
@@ -269,12 +271,14 @@ std::string DescribeOp(Format format, const FuzzOp& op) {
     case Args::kRegister:
       return flowcheck::StrFormat("%s(gen=0x%" PRIx64 ", flow=%d)", name, op.arg, op.qp);
     case Args::kReserveOnMask:
-      return flowcheck::StrFormat("%s(mask=0x%08" PRIx64 ", last=%" PRId64 ")", name, op.arg, op.arg2);
+      return flowcheck::StrFormat("%s(mask=0x%08" PRIx64 ", last=%" PRId64 ")", name, op.arg,
+                                  op.arg2);
     case Args::kPosition:
-      return flowcheck::StrFormat("%s(tid_enqueue=%" PRId64 ", dequeue=%" PRId64 ")", name, op.arg, op.arg2);
+      return flowcheck::StrFormat("%s(tid_enqueue=%" PRId64 ", dequeue=%" PRId64 ")", name, op.arg,
+                                  op.arg2);
     case Args::kBitops:
-      return flowcheck::StrFormat("%s(word=0x%016" PRIx64 ", nr=%" PRId64 ")", name, static_cast<uint64_t>(op.arg),
-                             op.arg2);
+      return flowcheck::StrFormat("%s(word=0x%016" PRIx64 ", nr=%" PRId64 ")", name,
+                                  static_cast<uint64_t>(op.arg), op.arg2);
   }
   return flowcheck::StrFormat("op %d", op.code);
 }
@@ -282,21 +286,24 @@ std::string DescribeOp(Format format, const FuzzOp& op) {
 std::string DescribeProgram(const Program& p) {
   std::string s = flowcheck::StrFormat("%s v%u", TargetName(p.format), p.version);
   if (p.format == Format::kFlow || p.format == Format::kSched) {
-    s += flowcheck::StrFormat(", %d QPs, seed %" PRIu64 "", p.num_qps, p.seed);
+    s += flowcheck::StrFormat(", %d QPs, seed %" PRIu64, p.num_qps, p.seed);
   }
   if (p.format == Format::kSched) {
     const SchedShape& h = p.shape;
-    s += flowcheck::StrFormat(", %d op thread(s)%s x %d QP(s), %d worker(s), %d free flow(s), %zu "
-                         "scheduling byte(s)",
-                         h.threads, h.irq ? " + rcv-irq" : "", h.qps_per_thread, h.workers,
-                         h.free_flows, p.schedule.size());
+    s += flowcheck::StrFormat(
+        ", %d op thread(s)%s x %d QP(s), %d worker(s), %d free flow(s), %zu "
+        "scheduling byte(s)",
+        h.threads, h.irq ? " + rcv-irq" : "", h.qps_per_thread, h.workers, h.free_flows,
+        p.schedule.size());
   }
   s += flowcheck::StrFormat(", %zu op(s)", p.ops.size());
   if (p.unknown_skipped)
     s += flowcheck::StrFormat(", %zu undefined record(s) skipped", p.unknown_skipped);
-  if (p.trailing_bytes) s += flowcheck::StrFormat(", %zu trailing byte(s) ignored", p.trailing_bytes);
+  if (p.trailing_bytes)
+    s += flowcheck::StrFormat(", %zu trailing byte(s) ignored", p.trailing_bytes);
   if (p.capped_records) {
-    s += flowcheck::StrFormat(", %zu record(s) beyond the %zu-op cap ignored", p.capped_records, kMaxOps);
+    s += flowcheck::StrFormat(", %zu record(s) beyond the %zu-op cap ignored", p.capped_records,
+                              kMaxOps);
   }
   return s;
 }

@@ -94,8 +94,9 @@ class PureRunner {
     if (model == reference && diffs.empty() && violations.empty()) return;
     const std::string call = describe();
     if (model != reference && diffs.empty()) {
-      diffs.push_back(flowcheck::StrFormat("%s: model %" PRId64 " (0x%" PRIx64 "), reference %" PRId64 " (0x%" PRIx64 ")", call.c_str(), model,
-                                      model, reference, reference));
+      diffs.push_back(flowcheck::StrFormat("%s: model %" PRId64 " (0x%" PRIx64
+                                           "), reference %" PRId64 " (0x%" PRIx64 ")",
+                                           call.c_str(), model, model, reference, reference));
     }
     result_.ok = false;
     Failure& f = result_.failure;
@@ -154,8 +155,9 @@ class PureRunner {
       return;
     }
     const uint32_t psn = read_r_next_psn(d.dd.get(), 0, static_cast<u8>(flow));
-    Judge([&] { return flowcheck::StrFormat("%s; read_r_next_psn(flow=%d)", call().c_str(), flow); }, psn,
-          reference::MaskPsn(static_cast<uint32_t>(want)), {}, std::move(v));
+    Judge(
+        [&] { return flowcheck::StrFormat("%s; read_r_next_psn(flow=%d)", call().c_str(), flow); },
+        psn, reference::MaskPsn(static_cast<uint32_t>(want)), {}, std::move(v));
   }
 
   void ReserveMask(uint32_t mask, int last) {
@@ -179,11 +181,14 @@ class PureRunner {
     reference_mask_after_ = o.harness_flows();
     std::vector<std::string> diffs;
     if (after != reference_mask_after_) {
-      diffs.push_back(flowcheck::StrFormat("flow_mask after: model 0x%" PRIx64 ", reference 0x%" PRIx64 "", after,
-                                      reference_mask_after_));
+      diffs.push_back(flowcheck::StrFormat("flow_mask after: model 0x%" PRIx64
+                                           ", reference 0x%" PRIx64,
+                                           after, reference_mask_after_));
     }
     Judge(
-        [&] { return flowcheck::StrFormat("kern_reserve_flow(flow_mask=0x%08x, last=%d)", mask, last); },
+        [&] {
+          return flowcheck::StrFormat("kern_reserve_flow(flow_mask=0x%08x, last=%d)", mask, last);
+        },
         got, want, std::move(diffs), {}, /*has_masks=*/true);
   }
 
@@ -194,7 +199,9 @@ class PureRunner {
     queue.dequeue = deq;
     const uint32_t got = position_in_queue(&priv, &queue);
     Judge(
-        [&] { return flowcheck::StrFormat("position_in_queue(tid_enqueue=%u, dequeue=%u)", enq, deq); },
+        [&] {
+          return flowcheck::StrFormat("position_in_queue(tid_enqueue=%u, dequeue=%u)", enq, deq);
+        },
         got, static_cast<uint32_t>(enq - deq), {}, {});  // u32 arithmetic: wraps
   }
 
@@ -212,32 +219,33 @@ class PureRunner {
       ref_weight += (w >> b) & 1;
     }
     if (ffz(w) != static_cast<unsigned long>(ref_ffz)) {
-      diffs.push_back(flowcheck::StrFormat("ffz(0x%lx): model %lu, reference %d", w, ffz(w), ref_ffz));
+      diffs.push_back(
+          flowcheck::StrFormat("ffz(0x%lx): model %lu, reference %d", w, ffz(w), ref_ffz));
     }
     if (hweight_long(w) != static_cast<unsigned>(ref_weight)) {
       diffs.push_back(flowcheck::StrFormat("hweight_long(0x%lx): model %u, reference %d", w,
-                                      hweight_long(w), ref_weight));
+                                           hweight_long(w), ref_weight));
     }
     const bool was = (w >> nr) & 1;
     if (test_bit(nr, &w) != was) {
       diffs.push_back(flowcheck::StrFormat("test_bit(%d, 0x%lx): model %d, reference %d", nr, w,
-                                      test_bit(nr, &w), was));
+                                           test_bit(nr, &w), was));
     }
     unsigned long set = w;
     const bool old = test_and_set_bit(nr, &set);
     if (old != was || set != (w | 1ul << nr)) {
-      diffs.push_back(
-          flowcheck::StrFormat("test_and_set_bit(%d, 0x%lx): model %d -> 0x%lx, reference %d -> 0x%lx", nr,
-                          w, old, set, was, w | 1ul << nr));
+      diffs.push_back(flowcheck::StrFormat(
+          "test_and_set_bit(%d, 0x%lx): model %d -> 0x%lx, reference %d -> 0x%lx", nr, w, old, set,
+          was, w | 1ul << nr));
     }
     unsigned long cleared = w;
     clear_bit(nr, &cleared);
     if (cleared != (w & ~(1ul << nr))) {
-      diffs.push_back(flowcheck::StrFormat("clear_bit(%d, 0x%lx): model 0x%lx, reference 0x%lx", nr, w,
-                                      cleared, w & ~(1ul << nr)));
+      diffs.push_back(flowcheck::StrFormat("clear_bit(%d, 0x%lx): model 0x%lx, reference 0x%lx", nr,
+                                           w, cleared, w & ~(1ul << nr)));
     }
-    Judge([&] { return flowcheck::StrFormat("bitops(0x%lx, nr=%d)", w, nr); }, 0, 0, std::move(diffs),
-          {});
+    Judge([&] { return flowcheck::StrFormat("bitops(0x%lx, nr=%d)", w, nr); }, 0, 0,
+          std::move(diffs), {});
   }
 
   const Program& p_;

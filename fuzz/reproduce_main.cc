@@ -97,7 +97,7 @@ bool ReadInput(const std::string& path, std::vector<uint8_t>* out, uint64_t* siz
   std::fclose(f);
   if (got != out->size()) {  // the file shrank, or a read error
     *error = flowcheck::StrFormat("cannot read %s: %s", path.c_str(),
-                             err != 0 ? std::strerror(err) : "it is shorter than its size");
+                                  err != 0 ? std::strerror(err) : "it is shorter than its size");
     return false;
   }
   return true;
@@ -116,13 +116,15 @@ std::string Basename(const std::string& path) {
 }
 
 void PrintStep(const Program& p, const StepRecord& s) {
-  std::string line = flowcheck::StrFormat("  #%-3zu %s%s", s.op_index,
-                                     (s.sub ? flowcheck::StrFormat("[%d] ", s.sub + 1) : "").c_str(), s.call.c_str());
+  std::string line = flowcheck::StrFormat(
+      "  #%-3zu %s%s", s.op_index, (s.sub ? flowcheck::StrFormat("[%d] ", s.sub + 1) : "").c_str(),
+      s.call.c_str());
   if (s.called)
-    line += flowcheck::StrFormat(" -> model %" PRId64 ", %s %" PRId64 "", s.model_ret,
-                            p.format == Format::kPure ? "reference" : "oracle", s.oracle_ret);
+    line += flowcheck::StrFormat(" -> model %" PRId64 ", %s %" PRId64, s.model_ret,
+                                 p.format == Format::kPure ? "reference" : "oracle", s.oracle_ret);
   if (p.format != Format::kPure || s.mask_before != 0 || s.mask_after != 0) {
-    line += flowcheck::StrFormat("   flow_mask 0x%08" PRIx64 " -> 0x%08" PRIx64 "", s.mask_before, s.mask_after);
+    line += flowcheck::StrFormat("   flow_mask 0x%08" PRIx64 " -> 0x%08" PRIx64, s.mask_before,
+                                 s.mask_after);
   }
   std::printf("%s\n", line.c_str());
   for (const std::string& v : s.new_divergences) std::printf("        found: %s\n", v.c_str());
@@ -134,8 +136,8 @@ int Run(const Flags& flags) {
       (flags.emit_gtest == flags.file || SameFile(flags.emit_gtest, flags.file))) {
     return Usage(
         flowcheck::StrFormat("--emit_gtest=%s is the input file itself; refusing to overwrite "
-                        "it (name another path for the GoogleTest source)",
-                        flags.emit_gtest.c_str()));
+                             "it (name another path for the GoogleTest source)",
+                             flags.emit_gtest.c_str()));
   }
   std::vector<uint8_t> bytes;
   uint64_t size = 0;
@@ -155,8 +157,8 @@ int Run(const Flags& flags) {
     }
     if (wanted != p.format) {
       return Unusable(flowcheck::StrFormat("the file is a %s input (header '%c'), not %s",
-                                      TargetName(p.format), static_cast<char>(p.format),
-                                      TargetName(wanted)));
+                                           TargetName(p.format), static_cast<char>(p.format),
+                                           TargetName(wanted)));
     }
   }
   std::printf("input: %s\n", DescribeProgram(p).c_str());

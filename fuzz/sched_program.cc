@@ -79,7 +79,8 @@ bool SchedInput(const program::StressConfig& c, const program::OpLists& lists,
 }
 
 std::string SchedFailureReport(const program::ControlledResult& r) {
-  std::string s = flowcheck::StrFormat("flowcheck: FAIL [%s] sched_fuzz: %s\n", r.marker.c_str(), r.detail.c_str());
+  std::string s = flowcheck::StrFormat("flowcheck: FAIL [%s] sched_fuzz: %s\n", r.marker.c_str(),
+                                       r.detail.c_str());
   // The scheduler's report (threads, held locks, addresses) for its own
   // findings; a check's detail already says what failed, and the text stays
   // a function of the input.

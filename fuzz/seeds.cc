@@ -201,9 +201,9 @@ std::vector<GeneratedFile> GeneratedFiles() {
                    e.error.c_str());
       std::abort();
     }
-    files.push_back(
-        {flowcheck::StrFormat("fuzz/corpus/%s/seed-%s", TargetName(s.program.format), s.name.c_str()),
-         std::string(e.bytes.begin(), e.bytes.end())});
+    files.push_back({flowcheck::StrFormat("fuzz/corpus/%s/seed-%s", TargetName(s.program.format),
+                                          s.name.c_str()),
+                     std::string(e.bytes.begin(), e.bytes.end())});
   }
   for (Format f : {Format::kReserve, Format::kFlow, Format::kPure, Format::kSched}) {
     files.push_back({flowcheck::StrFormat("fuzz/%s.dict", TargetName(f)), DictionaryText(f)});
@@ -220,7 +220,8 @@ std::vector<std::string> Differences(const std::string& root) {
     if (!ReadFile(root + "/" + g.path, &have)) {
       out.push_back(flowcheck::StrFormat("%s is missing", g.path.c_str()));
     } else if (have != g.contents) {
-      out.push_back(flowcheck::StrFormat("%s differs from what its seed or op list encodes to", g.path.c_str()));
+      out.push_back(flowcheck::StrFormat("%s differs from what its seed or op list encodes to",
+                                         g.path.c_str()));
     }
   }
   for (Format f : {Format::kReserve, Format::kFlow, Format::kPure, Format::kSched}) {

@@ -76,11 +76,15 @@ namespace {
 std::string FlagText(bool v) { return v ? "true" : "false"; }
 std::string FlagText(const std::string& v) { return v; }
 template <typename T>
-std::string FlagText(T v) { return flowcheck::StrCat(v); }
+std::string FlagText(T v) {
+  return flowcheck::StrCat(v);
+}
 
 std::string ParamText(bool v) { return v ? "1" : "0"; }
 template <typename T>
-std::string ParamText(T v) { return flowcheck::StrCat(v); }
+std::string ParamText(T v) {
+  return flowcheck::StrCat(v);
+}
 
 bool ParseParam(const std::string& text, bool* v) {
   int64_t n;
@@ -94,7 +98,9 @@ bool ParseParam(const std::string& text, std::string* v) {
   return true;
 }
 template <typename T>
-bool ParseParam(const std::string& text, T* v) { return flowcheck::SimpleAtoi(text, v); }
+bool ParseParam(const std::string& text, T* v) {
+  return flowcheck::SimpleAtoi(text, v);
+}
 
 }  // namespace
 
@@ -137,7 +143,7 @@ bool BuiltWithTsan() { return std::string(flowcheck::BuildSanitizer()) == "tsan"
 
 std::string RerunCommand(const StressConfig& c) {
   return flowcheck::StrCat("bazel run ", BuiltWithTsan() ? "--config=tsan " : "",
-                      "//stress:stress_main -- ", flowcheck::StrJoin(RerunFlags(c), " "));
+                           "//stress:stress_main -- ", flowcheck::StrJoin(RerunFlags(c), " "));
 }
 
 }  // namespace program

@@ -166,8 +166,8 @@ void EndOfExecution(Run* run) {
     const int left = hfi1_model_teardown_qp(qp);
     if (left != 0) {
       Fail("invariant final",
-           flowcheck::StrFormat("qp %u: %d reference(s) left after teardown (0 expected)", qp->qp_num,
-                           left));
+           flowcheck::StrFormat("qp %u: %d reference(s) left after teardown (0 expected)",
+                                qp->qp_num, left));
     }
   }
 }
@@ -193,15 +193,17 @@ std::string StateJson(const Run& run) ABSL_NO_THREAD_SAFETY_ANALYSIS {
       WalkQueue(q, nodes.size() + 1, [&](const list_head* n) {
         const int k = nodes.IndexOf(n);
         flowcheck::StrAppend(&list, list.empty() ? "" : ",",
-                        k < 0 ? std::string("\"?\"") : flowcheck::StrCat(ctx.qps[k]->qp_num));
+                             k < 0 ? std::string("\"?\"") : flowcheck::StrCat(ctx.qps[k]->qp_num));
         return k >= 0;
       });
       return "[" + list + "]";
     };
-    flowcheck::StrAppendFormat(&out, "%s\"ctx%zu\":{\"flow_mask\":\"0x%08lx\",\"flow_queue\":%s,"
-                          "\"rarr_queue\":%s}",
-                          i == 0 ? "" : ",", i, ctx.rcd->flow_mask, queue(ctx.rcd->flow_queue).c_str(),
-                          queue(ctx.rcd->rarr_queue).c_str());
+    flowcheck::StrAppendFormat(&out,
+                               "%s\"ctx%zu\":{\"flow_mask\":\"0x%08lx\",\"flow_queue\":%s,"
+                               "\"rarr_queue\":%s}",
+                               i == 0 ? "" : ",", i, ctx.rcd->flow_mask,
+                               queue(ctx.rcd->flow_queue).c_str(),
+                               queue(ctx.rcd->rarr_queue).c_str());
   }
   return out + "}";
 }
@@ -278,10 +280,9 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
       if (i == 0) first = id;
     }
     for (int w = 0; w < c.workers; ++w) {
-      sched::Spawn(flowcheck::StrCat("kworker/stress:", w),
-                   [run, listed, thread = Participants(c) + w] {
-                     WorkerMain(run.get(), listed, thread);
-                   });
+      sched::Spawn(
+          flowcheck::StrCat("kworker/stress:", w),
+          [run, listed, thread = Participants(c) + w] { WorkerMain(run.get(), listed, thread); });
     }
     sched::AtEnd([run, totals] {
       if (run->oracle != nullptr) {

@@ -25,9 +25,10 @@ void CrossCheck(Run* run, ContextState* ctx) {
       if (!ok) {
         const char* queue = q == 'f' ? "flow_queue" : q == 'r' ? "rarr_queue" : "none";
         FailWith(Finding{kIdOwnership,
-                         flowcheck::StrFormat("%s believes qp %u %s, but the model says: flow index "
-                                         "%u, queue %s",
-                                         p->name.c_str(), s.qp->qp_num, QpStateName(s.state), idx, queue)},
+                         flowcheck::StrFormat(
+                             "%s believes qp %u %s, but the model says: flow index "
+                             "%u, queue %s",
+                             p->name.c_str(), s.qp->qp_num, QpStateName(s.state), idx, queue)},
                  "the quiescent-point leader");
       }
     }
@@ -35,18 +36,20 @@ void CrossCheck(Run* run, ContextState* ctx) {
       if (b.first != ctx) continue;
       ++bare_claims;
       if (!((ctx->bare_mask >> b.second) & 1) || ctx->bare_owner[b.second] != p->index) {
-        FailWith(Finding{kIdOwnership, flowcheck::StrFormat("%s believes it holds flow %d of context "
-                                                      "%u, the harness table disagrees",
-                                                      p->name.c_str(), b.second, ctx->rcd->ctxt)},
-                 "the quiescent-point leader");
+        FailWith(
+            Finding{kIdOwnership, flowcheck::StrFormat("%s believes it holds flow %d of context "
+                                                       "%u, the harness table disagrees",
+                                                       p->name.c_str(), b.second, ctx->rcd->ctxt)},
+            "the quiescent-point leader");
       }
     }
   }
   if (bare_claims != static_cast<int>(hweight_long(ctx->bare_mask))) {
-    FailWith(Finding{kIdOwnership, flowcheck::StrFormat("the harness table holds flows 0x%lx but the "
-                                                  "threads claim %d",
-                                                  ctx->bare_mask, bare_claims)},
-             "the quiescent-point leader");
+    FailWith(
+        Finding{kIdOwnership, flowcheck::StrFormat("the harness table holds flows 0x%lx but the "
+                                                   "threads claim %d",
+                                                   ctx->bare_mask, bare_claims)},
+        "the quiescent-point leader");
   }
 }
 

@@ -142,8 +142,8 @@ StressResult RunStress(const StressConfig& input, StressProgress* live) {
     const int left = hfi1_model_teardown_qp(qp);
     if (left != 0) {
       Fail("invariant final", flowcheck::StrFormat("qp %u: %d reference(s) left after teardown "
-                                              "(0 expected)",
-                                              qp->qp_num, left));
+                                                   "(0 expected)",
+                                                   qp->qp_num, left));
     }
   }
   for (rvt_qp* qp : run.all_qps) hfi1_model_free_qp(qp);

@@ -95,14 +95,14 @@ bool ClaimJsonOut() { return !g_json_claimed.exchange(true); }
 
 std::string SeedLine(uint64_t seed) {
   return flowcheck::StrCat("flowcheck: seed ", seed,
-                      " (it fixes each thread's op list and yield decisions, not the "
-                      "interleaving: a rerun may need several tries to meet the same race)");
+                           " (it fixes each thread's op list and yield decisions, not the "
+                           "interleaving: a rerun may need several tries to meet the same race)");
 }
 
 std::string FailureText(const std::string& what, const std::string& detail,
                         const StressConfig& c) {
   return flowcheck::StrCat("flowcheck: FAIL [", what, "] ", detail, "\n", SeedLine(c.seed), "\n",
-                      "flowcheck: rerun: ", RerunCommand(c), "\n");
+                           "flowcheck: rerun: ", RerunCommand(c), "\n");
 }
 
 void ArmFailureReporting(const StressConfig& c) {
@@ -110,7 +110,7 @@ void ArmFailureReporting(const StressConfig& c) {
   state->config = c;
   state->trailer = flowcheck::StrCat(
       Controlled(c) ? flowcheck::StrCat("flowcheck: seed ", c.seed,
-                                   " (a controlled run: the same flags repeat it exactly)")
+                                        " (a controlled run: the same flags repeat it exactly)")
                     : SeedLine(c.seed),
       "\nflowcheck: rerun: ", RerunCommand(c), "\n");
   if (!c.json_out.empty()) {

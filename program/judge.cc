@@ -21,7 +21,7 @@ void JudgeInto(std::map<std::string, std::string>* divergences,
     } else {
       // Under --strict a known kernel hazard fails, and says it is one.
       FailWith(Finding{f.id, flowcheck::StrCat(f.divergence ? "upstream divergence (strict): " : "",
-                                          f.detail, " (checked after: ", where, ")")},
+                                               f.detail, " (checked after: ", where, ")")},
                who);
     }
   }

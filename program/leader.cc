@@ -75,15 +75,17 @@ bool FinalPoint(Run* run) {
       Sum(*run, kGrantedByWakeup) + Sum(*run, kGrantedByRetry) + Sum(*run, kGiveUp);
   if (began != ended) {
     Fail("invariant no-lost-wakeup",
-         flowcheck::StrFormat("%" PRIu64 " wait(s) began (setup returned -EAGAIN) but %" PRIu64 " ended (granted or "
-                         "given up)",
-                         began, ended));
+         flowcheck::StrFormat("%" PRIu64 " wait(s) began (setup returned -EAGAIN) but %" PRIu64
+                              " ended (granted or "
+                              "given up)",
+                              began, ended));
   }
   for (const auto& p : run->participants) {
     for (const QpSlot& s : p->slots) {
       if (s.state != QpState::kIdle) {
-        Fail("invariant final", flowcheck::StrFormat("%s ends with qp %u in state '%s'", p->name.c_str(),
-                                                 s.qp->qp_num, QpStateName(s.state)));
+        Fail("invariant final",
+             flowcheck::StrFormat("%s ends with qp %u in state '%s'", p->name.c_str(), s.qp->qp_num,
+                                  QpStateName(s.state)));
       }
     }
   }

@@ -24,7 +24,7 @@ void CheckQueue(Participant* p, const ContextState& ctx, const char* where, cons
   const char q = QueueOf(ctx, qp);
   if (q != expected) {
     FailWith(Finding{kIdQueue, flowcheck::StrFormat("after %s, qp %u is on %s, expected %s", where,
-                                           qp->qp_num, QueueName(q), QueueName(expected))},
+                                                    qp->qp_num, QueueName(q), QueueName(expected))},
              p->name);
   }
 }
@@ -97,8 +97,9 @@ void OpCheck::Setup(const CallerEvent& e) {
 void OpCheck::Clear(const CallerEvent& e) {
   const rvt_qp* qp = e.qp;
   if (qp->priv->flow_state.index != RXE_NUM_TID_FLOWS) {
-    FailWith(Finding{kIdClear, flowcheck::StrFormat("hfi1_kern_clear_hw_flow(qp %u) left it owning flow %u",
-                                           qp->qp_num, qp->priv->flow_state.index)},
+    FailWith(Finding{kIdClear,
+                     flowcheck::StrFormat("hfi1_kern_clear_hw_flow(qp %u) left it owning flow %u",
+                                          qp->qp_num, qp->priv->flow_state.index)},
              p_->name);
   }
   CheckContext(p_, *ctx_, where_);
@@ -125,15 +126,16 @@ void OpCheck::Derived(const CallerEvent& e) {
     qp->priv->model_req.wants_flow = true;
     Judge(p_, CheckSetupResult(*ctx_, qp, -EAGAIN), where_);
   } else if (!owns && q == 'r') {
-    FailWith(Finding{kIdQueue, flowcheck::StrFormat("after %s, qp %u is on rarr_queue without a flow",
+    FailWith(
+        Finding{kIdQueue, flowcheck::StrFormat("after %s, qp %u is on rarr_queue without a flow",
                                                where_, qp->qp_num)},
-             p_->name);
+        p_->name);
   }
   if (e.op == CallerOp::kReadReqSegment && (e.ret == 0 || e.ret == -EAGAIN) &&
       (e.ret == 0) != (q == 0)) {
     FailWith(Finding{kIdQueue, flowcheck::StrFormat("after %s (%s), qp %u is on %s", where_,
-                                               e.ret == 0 ? "sent" : "-EAGAIN", qp->qp_num,
-                                               QueueName(q))},
+                                                    e.ret == 0 ? "sent" : "-EAGAIN", qp->qp_num,
+                                                    QueueName(q))},
              p_->name);
   }
   derived_state_ = !owns ? (lost_flow_ ? QpState::kWaitingFlow : QpState::kIdle)
@@ -158,9 +160,10 @@ void OpCheck::BareReserve(const CallerEvent& e) {
 void OpCheck::BareRelease(const CallerEvent& e) {
   const int flow = static_cast<int>(e.arg);
   if (!((ctx_->bare_mask >> flow) & 1) || ctx_->bare_owner[flow] != p_->index) {
-    FailWith(Finding{kIdOwnership, flowcheck::StrFormat("harness thread %d releases flow %d, which the "
-                                           "harness table says it does not hold (mask 0x%x)",
-                                           p_->index, flow, ctx_->bare_mask)},
+    FailWith(Finding{kIdOwnership,
+                     flowcheck::StrFormat("harness thread %d releases flow %d, which the "
+                                          "harness table says it does not hold (mask 0x%lx)",
+                                          p_->index, flow, ctx_->bare_mask)},
              p_->name);
   }
   ctx_->bare_mask &= ~(1UL << flow);

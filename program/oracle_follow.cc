@@ -112,7 +112,7 @@ bool OracleFollower::OthersDangerous(int me, std::string* why) const {
                         ((o.order & kAfter) && o.observed);
     if (danger) {
       *why = flowcheck::StrFormat("logical thread %zu is inside %s (%s)", t, What(o).c_str(),
-                             DangerName(o.order, o.work));
+                                  DangerName(o.order, o.work));
       return true;
     }
   }
@@ -144,7 +144,8 @@ std::string OracleFollower::Compare(absl::FunctionRef<std::string()> where) {
   const std::vector<std::string> diffs =
       oracle::CompareWithModel(oracle_, *ctx_.rcd, ctx_.qps, wq_);
   if (diffs.empty()) return "";
-  std::string s = flowcheck::StrFormat("%s: model and oracle differ: %s", where().c_str(), diffs[0].c_str());
+  std::string s =
+      flowcheck::StrFormat("%s: model and oracle differ: %s", where().c_str(), diffs[0].c_str());
   if (diffs.size() > 1) flowcheck::StrAppendFormat(&s, " (and %lu more)", diffs.size() - 1);
   return s;
 }
@@ -230,18 +231,20 @@ std::string OracleFollower::Observe(int t, const hfi1_ctxtdata& rcd, const Calle
   int64_t oracle_ret = 0;
   if (!Apply(e, q, &compare_ret, &oracle_ret)) {
     Stop(flowcheck::StrFormat("%s: %s changed the RcvArray side, which the oracle does not model",
-                         What(me).c_str(), CallerOpName(e.op)));
+                              What(me).c_str(), CallerOpName(e.op)));
     return "";
   }
   if (compare_ret && oracle_ret != e.ret) {
-    return flowcheck::StrFormat("%s: %s returned %d, the oracle %" PRId64 "", What(me).c_str(), CallerOpName(e.op),
-                           e.ret, oracle_ret);
+    return flowcheck::StrFormat("%s: %s returned %d, the oracle %" PRId64, What(me).c_str(),
+                                CallerOpName(e.op), e.ret, oracle_ret);
   }
   // A kAfter op's wakeup is not in the model yet: its state is compared at
   // its end.
   if ((me.order & kAfter) && static_cast<int>(e.op) == me.call) return "";
   lockdep_assert_held(&ctx_.rcd->exp_lock);  // rcd's (OpCheck checked it), for the analysis
-  return Compare([&] { return flowcheck::StrFormat("%s, section of %s", What(me).c_str(), CallerOpName(e.op)); });
+  return Compare([&] {
+    return flowcheck::StrFormat("%s, section of %s", What(me).c_str(), CallerOpName(e.op));
+  });
 }
 
 std::string OracleFollower::AtEnd() {

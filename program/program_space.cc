@@ -141,7 +141,7 @@ ProgramSpace::ProgramSpace(const StressConfig& c, std::string* error) : config_(
     size_t count = 0;
     if (!Extend(alphabet, b, max_ops_, &prefix, &lists_.back(), &count)) {
       *error = flowcheck::StrCat("--sched_program_ops=", max_ops_, " gives ", names_.back(),
-                            " more than 2^20 op lists: lower it");
+                                 " more than 2^20 op lists: lower it");
       lists_.clear();
       return;
     }
@@ -163,7 +163,8 @@ ProgramSpace::ProgramSpace(const StressConfig& c, std::string* error) : config_(
   }
   for (uint64_t w : ways_[0]) size_ = SaturatingMulAdd(size_, w, 1);
   if (size_ > kMaxPrograms) {
-    *error = flowcheck::StrCat("--sched_program_ops=", max_ops_, " with ", n,
+    *error =
+        flowcheck::StrCat("--sched_program_ops=", max_ops_, " with ", n,
                           " participants gives more than 2^40 programs: lower it or --threads");
     size_ = 0;
   }
@@ -220,9 +221,10 @@ std::string ProgramSpace::Describe() const {
     kept.push_back(flowcheck::StrCat(names_[i], " ", k));
     all.push_back(flowcheck::StrCat(unreduced_[i]));
   }
-  return flowcheck::StrCat("every list of <= ", max_ops_, " ops per participant from the op table (",
-                      flowcheck::StrJoin(kept, ", "), " lists; ", flowcheck::StrJoin(all, ", "),
-                      " before the reduction): ", size_, " programs, smallest first");
+  return flowcheck::StrCat(
+      "every list of <= ", max_ops_, " ops per participant from the op table (",
+      flowcheck::StrJoin(kept, ", "), " lists; ", flowcheck::StrJoin(all, ", "),
+      " before the reduction): ", size_, " programs, smallest first");
 }
 
 }  // namespace program

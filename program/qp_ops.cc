@@ -70,8 +70,8 @@ void OpUse(Participant* p, Run* run, QpSlot* s) {
   spin_unlock_irqrestore(&qp->s_lock, flags);
   if (before >= RXE_NUM_TID_FLOWS || before != after) {
     FailWith(Finding{kIdUse, flowcheck::StrFormat("qp %u, owner of a flow, saw flow_state.index %u "
-                                           "then %u while holding its s_lock",
-                                           qp->qp_num, before, after)},
+                                                  "then %u while holding its s_lock",
+                                                  qp->qp_num, before, after)},
              p->name);
   }
   CheckContextLocked(p, s->ctx, "use");
@@ -297,8 +297,8 @@ void OpPoll(Participant* p, QpSlot* s) {
   if (granted) {
     if (wants) {
       FailWith(Finding{kIdSetup, flowcheck::StrFormat("qp %u owns flow but its send engine still "
-                                                "wants one",
-                                                qp->qp_num)},
+                                                      "wants one",
+                                                      qp->qp_num)},
                p->name);
     }
     p->Count(kGrantedByWakeup);

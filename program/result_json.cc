@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -31,7 +31,9 @@ class JsonObject {
   JsonObject& Uint(const std::string& key, uint64_t value) {
     return Raw(key, flowcheck::StrCat(value));
   }
-  JsonObject& Int(const std::string& key, int64_t value) { return Raw(key, flowcheck::StrCat(value)); }
+  JsonObject& Int(const std::string& key, int64_t value) {
+    return Raw(key, flowcheck::StrCat(value));
+  }
   JsonObject& Num(const std::string& key, double value) { return Raw(key, JsonNumber(value)); }
   JsonObject& Bool(const std::string& key, bool value) {
     return Raw(key, value ? "true" : "false");
@@ -51,8 +53,8 @@ class JsonObject {
   std::string Render(const char* sep, const char* open, const char* close) const {
     std::string s = open;
     for (size_t i = 0; i < members_.size(); ++i) {
-      flowcheck::StrAppend(&s, i ? sep : "", "\"", JsonEscape(members_[i].first), "\": ",
-                      members_[i].second);
+      flowcheck::StrAppend(&s, i ? sep : "", "\"", JsonEscape(members_[i].first),
+                           "\": ", members_[i].second);
     }
     return s + close;
   }
@@ -128,7 +130,8 @@ std::string JsonEscape(const std::string& s) {
 
 std::string JsonNumber(double v) {
   if (!std::isfinite(v)) return "null";
-  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) return flowcheck::StrFormat("%.0f", v);
+  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+    return flowcheck::StrFormat("%.0f", v);
   // The shortest "%g" form that reads back as `v` (0.05, not 0.05000000000000000277).
   std::string s;
   for (int precision = 1; precision <= 17; ++precision) {

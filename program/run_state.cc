@@ -24,9 +24,9 @@ void DrainWork(Run* run) {
     constexpr size_t kMaxDrainItems = 100000;
     if (run->wq.RunAll(kMaxDrainItems) == kMaxDrainItems && run->wq.pending_count() > 0) {
       Fail("watchdog", flowcheck::StrFormat("the work queue did not drain at the end of the "
-                                       "execution: %zu work items ran and more are pending (a "
-                                       "work item that requeues itself?)",
-                                       kMaxDrainItems));
+                                            "execution: %zu work items ran and more are pending (a "
+                                            "work item that requeues itself?)",
+                                            kMaxDrainItems));
     }
   } else {
     run->wq.WaitIdle();
@@ -47,7 +47,7 @@ std::string DescribeParticipants(const Run& run) {
   std::string s;
   for (const auto& p : run.participants) {
     flowcheck::StrAppendFormat(&s, "  %s: %s (%" PRIu64 " ops)\n", p->name.c_str(),
-                          p->doing.load(std::memory_order_relaxed), p->counters.Get(kOps));
+                               p->doing.load(std::memory_order_relaxed), p->counters.Get(kOps));
   }
   flowcheck::StrAppendFormat(&s, "  work queue: %zu item(s) pending\n", run.wq.pending_count());
   return s;

@@ -32,8 +32,8 @@ void Watchdog::Stop() {
 }
 
 std::string Watchdog::StallReport(double stalled_seconds) const {
-  std::string s = flowcheck::StrFormat("no progress for %g s (progress counter %u)\n",
-                                  stalled_seconds, progress_->load(std::memory_order_relaxed));
+  std::string s = flowcheck::StrFormat("no progress for %g s (progress counter %" PRIu64 ")\n",
+                                       stalled_seconds, progress_->load(std::memory_order_relaxed));
   if (describe_) s += "stress threads (what each was doing):\n" + describe_();
   s += "threads known to lockcheck (held locks, lock spun on):\n";
   s += lockcheck::DescribeAllThreads();

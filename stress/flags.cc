@@ -39,12 +39,16 @@ bool ParseValue(const std::string& text, bool* v) {
 bool ParseValue(const std::string& text, double* v) { return SimpleAtod(text, v); }
 bool ParseValue(const std::string& text, std::string* v) { return *v = text, true; }
 template <typename T>
-bool ParseValue(const std::string& text, T* v) { return SimpleAtoi(text, v); }
+bool ParseValue(const std::string& text, T* v) {
+  return SimpleAtoi(text, v);
+}
 
 std::string DefaultText(bool v) { return v ? "true" : "false"; }
 std::string DefaultText(const std::string& v) { return "\"" + v + "\""; }
 template <typename T>
-std::string DefaultText(T v) { return StrCat(v); }
+std::string DefaultText(T v) {
+  return StrCat(v);
+}
 
 // One row per flag: its name, whether it is a boolean, its help and
 // default, and how a value's text is stored (false: not of its type).
@@ -57,13 +61,15 @@ struct Flag {
 };
 
 template <typename T>
-constexpr bool IsBool(T*) { return false; }
+constexpr bool IsBool(T*) {
+  return false;
+}
 constexpr bool IsBool(bool*) { return true; }
 
-#define FLOWCHECK_FLAG_ROW(var, name, help)                                                  \
-  Flag {                                                                                     \
-    #name, IsBool(&var), help, DefaultText(var),                           \
-        [](const std::string& text) { return ParseValue(text, &var); }                       \
+#define FLOWCHECK_FLAG_ROW(var, name, help)                            \
+  Flag {                                                               \
+#name, IsBool(&var), help, DefaultText(var),                       \
+        [](const std::string& text) { return ParseValue(text, &var); } \
   }
 
 const std::vector<Flag>& Flags() {
@@ -73,9 +79,9 @@ const std::vector<Flag>& Flags() {
   FLOWCHECK_FLAG_ROW(g_config.name, name, help),
         FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_FLAG_ROW)
 #undef FLOWCHECK_STRESS_FLAG_ROW
-        FLOWCHECK_FLAG_ROW(g_replay, replay,
-                           "replay a schedule file written by a --sched run (no other flag "
-                           "but --json_out)"),
+            FLOWCHECK_FLAG_ROW(g_replay, replay,
+                               "replay a schedule file written by a --sched run (no other flag "
+                               "but --json_out)"),
         FLOWCHECK_FLAG_ROW(g_minimize, minimize,
                            "with --replay=FILE: write FILE's minimized schedule beside it "
                            "(FILE.min.schedule)"),
@@ -108,9 +114,10 @@ Usage UsageFlag(std::string_view name) {
 }
 
 [[noreturn]] void PrintUsage(const char* program) {
-  std::printf("%s: flowcheck's multithreaded stress of the hfi1 flow layer (see docs/stress.md)\n\n"
-              "  Flags from stress/flags.cc:\n",
-              program);
+  std::printf(
+      "%s: flowcheck's multithreaded stress of the hfi1 flow layer (see docs/stress.md)\n\n"
+      "  Flags from stress/flags.cc:\n",
+      program);
   for (const Flag& f : Flags()) {
     std::printf("    --%s (%s); default: %s;\n", f.name, f.help, f.default_text.c_str());
   }

@@ -29,7 +29,7 @@ class Differ {
   void CheckYesNo(NameFn name, bool model, bool oracle) {
     if (model != oracle) {
       out_->push_back(flowcheck::StrFormat("%s: model %s, oracle %s", name().c_str(), YesNo(model),
-                                      YesNo(oracle)));
+                                           YesNo(oracle)));
     }
   }
   void Add(std::string diff) { out_->push_back(std::move(diff)); }
@@ -114,8 +114,8 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
       if (model_owners.empty()) model_owners.push_back("none");
       if (oracle_owners.empty()) oracle_owners.push_back("none");
       d.Add(flowcheck::StrFormat("%s: owner: model %s, oracle %s", name().c_str(),
-                            (flowcheck::StrJoin(model_owners, " and ")).c_str(),
-                            (flowcheck::StrJoin(oracle_owners, " and ")).c_str()));
+                                 flowcheck::StrJoin(model_owners, " and ").c_str(),
+                                 flowcheck::StrJoin(oracle_owners, " and ").c_str()));
     }
     d.Check([&] { return name() + ": generation"; }, rcd.flows[f].generation, o.generation(f));
     d.Check([&] { return name() + ": register"; },
@@ -131,7 +131,9 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
     const rvt_qp* qp = qps[i];
     const hfi1_qp_priv* p = qp->priv;
     const QpState& q = o.qp(static_cast<int>(i));
-    auto name = [&qps, i] { return QpName(qps, static_cast<int>(i)) + flowcheck::StrFormat(" (#%zu)", i); };
+    auto name = [&qps, i] {
+      return QpName(qps, static_cast<int>(i)) + flowcheck::StrFormat(" (#%zu)", i);
+    };
     auto field = [&name](const char* f) { return [&name, f] { return name() + ": " + f; }; };
     d.Check(field("flow_state.index"), static_cast<int>(p->flow_state.index), q.flow);
     d.Check(field("flow_state.last_index"), static_cast<int>(p->flow_state.last_index), q.last);
@@ -140,8 +142,8 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
     d.CheckYesNo(field("HFI1_S_WAIT_TID_SPACE"), WaitTidSpaceFlag(qp), q.waiting);
     const Queue on = AsOracleQueue(model_on[i]);
     if (on != q.on) {
-      d.Add(flowcheck::StrFormat("%s: queued on: model %s, oracle %s", name().c_str(), QueueName(on),
-                            QueueName(q.on)));
+      d.Add(flowcheck::StrFormat("%s: queued on: model %s, oracle %s", name().c_str(),
+                                 QueueName(on), QueueName(q.on)));
     }
     d.Check(field("tid_enqueue"), p->tid_enqueue, q.tid_enqueue);
     d.Check(field("refcount"), qp->refcount.load(std::memory_order_acquire), q.refs);
@@ -166,8 +168,8 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
     const Members model = ModelMembers(q.model, nodes);
     const Members oracle(q.oracle.members.begin(), q.oracle.members.end());
     if (model != oracle) {
-      d.Add(flowcheck::StrFormat("%s: members: model %s, oracle %s", q.name, (List(qps, model)).c_str(),
-                            (List(qps, oracle)).c_str()));
+      d.Add(flowcheck::StrFormat("%s: members: model %s, oracle %s", q.name,
+                                 List(qps, model).c_str(), List(qps, oracle).c_str()));
     }
     d.Check([&q] { return std::string(q.name) + ": enqueue"; }, q.model.enqueue,
             q.oracle.enqueue);
@@ -191,8 +193,9 @@ std::vector<std::string> CompareWithModel(const FlowOracle& o, const hfi1_ctxtda
     }
     for (const WorkItem& w : o.work()) oracle_work.push_back({w.qp, w.kind});
     if (model_work != oracle_work) {
-      d.Add(flowcheck::StrFormat("pending work: model %s, oracle %s", (WorkList(qps, model_work)).c_str(),
-                            (WorkList(qps, oracle_work)).c_str()));
+      d.Add(flowcheck::StrFormat("pending work: model %s, oracle %s",
+                                 WorkList(qps, model_work).c_str(),
+                                 WorkList(qps, oracle_work).c_str()));
     }
   }
   d.Check([] { return "n_tidwait"; }, rcd.dd->verbs_dev.n_tidwait, o.n_tidwait());

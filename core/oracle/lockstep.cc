@@ -37,9 +37,10 @@ std::string OpToString(const Op& op) {
   switch (op.kind) {
     case OpKind::kSetWantsFlow:
       return flowcheck::StrFormat("%s(qp#%d, %s)", OpKindName(op.kind), op.qp,
-                             op.arg != 0 ? "true" : "false");
+                                  op.arg != 0 ? "true" : "false");
     case OpKind::kResync:
-      return flowcheck::StrFormat("%s(qp#%d, psn=0x%" PRIx64 ")", OpKindName(op.kind), op.qp, op.arg);
+      return flowcheck::StrFormat("%s(qp#%d, psn=0x%" PRIx64 ")", OpKindName(op.kind), op.qp,
+                                  op.arg);
     case OpKind::kReserveFlow:
       return flowcheck::StrFormat("%s(last=%" PRId64 ")", OpKindName(op.kind), op.arg);
     case OpKind::kReleaseFlow:
@@ -52,9 +53,9 @@ std::string OpToString(const Op& op) {
 }
 
 std::string StepResult::ToString() const {
-  std::string s = flowcheck::StrFormat("%s: model returned %" PRId64 ", oracle %" PRId64 "%s\n", OpToString(op).c_str(),
-                                  model_ret, oracle_ret,
-                                  model_ret == oracle_ret ? "" : "  <-- differ");
+  std::string s = flowcheck::StrFormat("%s: model returned %" PRId64 ", oracle %" PRId64 "%s\n",
+                                       OpToString(op).c_str(), model_ret, oracle_ret,
+                                       model_ret == oracle_ret ? "" : "  <-- differ");
   for (const std::string& d : diffs) s += "  " + d + "\n";
   return s;
 }
@@ -163,8 +164,9 @@ StepResult Lockstep::Step(const Op& op, bool compare_state) {
   if (mirror_ != nullptr) {
     const int64_t mirror_ret = mirror_->Step(op);
     if (mirror_ret != r.model_ret) {
-      mirror_diffs_.push_back(flowcheck::StrFormat("%s: returned %" PRId64 ", %s returned %" PRId64 "", OpToString(op).c_str(),
-                                              r.model_ret, mirror_->name(), mirror_ret));
+      mirror_diffs_.push_back(flowcheck::StrFormat("%s: returned %" PRId64 ", %s returned %" PRId64,
+                                                   OpToString(op).c_str(), r.model_ret,
+                                                   mirror_->name(), mirror_ret));
     }
   }
   if (compare_state) r.diffs = Compare();

@@ -63,16 +63,18 @@ void Legaliser::ReleaseIndex(int64_t idx) {
     run_.Call({OpKind::kReleaseFlow, 0, idx});
   } else if (idx < 0 || idx >= oracle::kNumFlows) {
     run_.NoCall([idx] {
-      return flowcheck::StrFormat("%" PRId64 " is not a flow index; releasing it is not the harness's to do",
-                             idx);
+      return flowcheck::StrFormat(
+          "%" PRId64 " is not a flow index; releasing it is not the harness's to do", idx);
     });
   } else if (o.owner(static_cast<int>(idx)) == FlowOracle::kFree) {
     run_.NoCall([idx] {
-      return flowcheck::StrFormat("flow %" PRId64 " is free; releasing it would be a double free", idx);
+      return flowcheck::StrFormat("flow %" PRId64 " is free; releasing it would be a double free",
+                                  idx);
     });
   } else {
     run_.NoCall([idx, owner = o.owner(static_cast<int>(idx))] {
-      return flowcheck::StrFormat("flow %" PRId64 " is owned by qp#%d, not by the harness", idx, owner);
+      return flowcheck::StrFormat("flow %" PRId64 " is owned by qp#%d, not by the harness", idx,
+                                  owner);
     });
   }
 }

@@ -77,9 +77,9 @@ bool SymbolIn(const char* path, uintptr_t addr, std::string* out) {
         const auto* syms = reinterpret_cast<const ElfW(Sym)*>(base + sh[i].sh_offset);
         for (size_t k = 0; k < sh[i].sh_size / sizeof(ElfW(Sym)); ++k) {
           const ElfW(Sym)& s = syms[k];
-          if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0 ||
-              addr < s.st_value || addr - s.st_value >= (s.st_size ? s.st_size : 1) ||
-              s.st_name >= names.sh_size || names.sh_offset + names.sh_size > size) {
+          if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0 || addr < s.st_value ||
+              addr - s.st_value >= (s.st_size ? s.st_size : 1) || s.st_name >= names.sh_size ||
+              names.sh_offset + names.sh_size > size) {
             continue;
           }
           const char* name = base + names.sh_offset + s.st_name;

@@ -73,8 +73,8 @@ TEST_F(DiffTest, ADifferentReturnValueIsReported) {
   const std::vector<std::string> lines =
       DifferentialLines(ls_.Step({OpKind::kSetupHwFlow, 0}).diffs);
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines[0], flowcheck::StrFormat("setup_hw_flow(qp#0): returned %d, core's model returned 0",
-                                      -EAGAIN));
+  EXPECT_EQ(lines[0], flowcheck::StrFormat(
+                          "setup_hw_flow(qp#0): returned %d, core's model returned 0", -EAGAIN));
 }
 
 }  // namespace

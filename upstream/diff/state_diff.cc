@@ -20,12 +20,13 @@ class Differ {
   template <typename T>
   void Field(const std::string& name, T kernel, T core, bool hex = false) {
     if (kernel == core) return;
-    out_->push_back(hex ? flowcheck::StrFormat("differential: %s: kernel 0x%" PRIx64 ", core 0x%" PRIx64 "", name.c_str(),
-                                          static_cast<uint64_t>(kernel),
-                                          static_cast<uint64_t>(core))
-                        : flowcheck::StrFormat("differential: %s: kernel %" PRId64 ", core %" PRId64 "", name.c_str(),
-                                          static_cast<int64_t>(kernel),
-                                          static_cast<int64_t>(core)));
+    out_->push_back(
+        hex ? flowcheck::StrFormat("differential: %s: kernel 0x%" PRIx64 ", core 0x%" PRIx64,
+                                   name.c_str(), static_cast<uint64_t>(kernel),
+                                   static_cast<uint64_t>(core))
+            : flowcheck::StrFormat("differential: %s: kernel %" PRId64 ", core %" PRId64,
+                                   name.c_str(), static_cast<int64_t>(kernel),
+                                   static_cast<int64_t>(core)));
   }
   void Line(std::string s) { out_->push_back("differential: " + std::move(s)); }
 
@@ -47,10 +48,10 @@ std::string Work(const oracle::StateSnapshot& s) {
   const uint32_t n = std::min<uint32_t>(s.num_work, oracle::kSnapshotMaxWork);
   for (uint32_t i = 0; i < n; ++i) {
     out += flowcheck::StrFormat("%s%s(qp#%d)", i ? ", " : "",
-                           s.work[i].kind == static_cast<uint32_t>(oracle::WorkKind::kTrigger)
-                               ? "trigger_work"
-                               : "send_work",
-                           s.work[i].qp);
+                                s.work[i].kind == static_cast<uint32_t>(oracle::WorkKind::kTrigger)
+                                    ? "trigger_work"
+                                    : "send_work",
+                                s.work[i].qp);
   }
   return out + "]";
 }
@@ -92,7 +93,8 @@ void DescribeDifferences(const WorldState& kernel, const WorldState& core,
   Differ d(out);
   if (!kernel.fits || !core.fits) {
     d.Line(flowcheck::StrFormat("a world's state does not fit a snapshot (kernel %s, core %s)",
-                           kernel.fits ? "fits" : "does not", core.fits ? "fits" : "does not"));
+                                kernel.fits ? "fits" : "does not",
+                                core.fits ? "fits" : "does not"));
     return;
   }
   const oracle::StateSnapshot& k = kernel.snapshot;
@@ -131,10 +133,13 @@ void DescribeDifferences(const WorldState& kernel, const WorldState& core,
     d.Field(name + ".enqueue", k.queue[q].enqueue, c.queue[q].enqueue);
     d.Field(name + ".dequeue", k.queue[q].dequeue, c.queue[q].dequeue);
     const std::string km = Members(k.queue[q]), cm = Members(c.queue[q]);
-    if (km != cm) d.Line(flowcheck::StrFormat("%s members: kernel %s, core %s", name.c_str(), km.c_str(), cm.c_str()));
+    if (km != cm)
+      d.Line(flowcheck::StrFormat("%s members: kernel %s, core %s", name.c_str(), km.c_str(),
+                                  cm.c_str()));
   }
   const std::string kw = Work(k), cw = Work(c);
-  if (kw != cw) d.Line(flowcheck::StrFormat("pending work: kernel %s, core %s", kw.c_str(), cw.c_str()));
+  if (kw != cw)
+    d.Line(flowcheck::StrFormat("pending work: kernel %s, core %s", kw.c_str(), cw.c_str()));
 
   const hfi1_flow_audit& ka = kernel.audit;
   const hfi1_flow_audit& ca = core.audit;
