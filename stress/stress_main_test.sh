@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # //stress:stress_main_test: stress_main's command-line contract, end to end.
 #   bad command lines -> exit 2 and one line, before any run starts: unknown
-#   flags, bad values (Abseil's parser or our validation alike), non-finite
+#   flags, bad values (the parser or the validation alike), non-finite
 #   numbers, stray arguments, a --json_out directory that cannot be written;
+#   --help/--helpfull -> every flag with its help and default, exit 1, no run;
 #   --json_out relative to where the user ran (BUILD_WORKING_DIRECTORY under
 #   `bazel run`), written atomically as valid JSON with result/seed/rerun;
 #   SIGINT/SIGTERM -> the threads stop, "interrupted" (not a pass), exit
@@ -39,6 +40,18 @@ expect_bad() {
 expect_bad "stress_main: bad value for --seed: Illegal value 'abc'" --seed=abc
 expect_bad "stress_main: unknown flag '--bogus=1'" --bogus=1
 expect_bad "stress_main: unexpected argument '60'" 60
+
+for h in --help --helpfull; do
+  "$bin" "$h" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ "$rc" = 1 ] || fail "stress_main $h: exit $rc, expected 1"
+  grep -qF "Flags from stress/flags.cc:" "$tmp/out" || fail "stress_main $h: no flag list"
+  grep -qF -- "--irq_thread (run the emulated receive interrupt" "$tmp/out" \
+    || fail "stress_main $h: --irq_thread's help missing"
+  grep -qF -- "--replay (" "$tmp/out" || fail "stress_main $h: --replay missing"
+  grep -qF "default: 1;" <(grep -- "--progress_every" "$tmp/out") \
+    || fail "stress_main $h: --progress_every's command-line default is not 1"
+  if grep -q "flowcheck stress: seed" "$tmp/out"; then fail "stress_main $h: the run started"; fi
+done
 for flag in --yield_probability --seconds --watchdog_seconds --progress_every; do
   expect_bad "stress_main: $flag must be a finite number" "$flag=nan"
   expect_bad "stress_main: $flag must be a finite number" "$flag=inf"
