@@ -1,6 +1,7 @@
 // program/config.cc: see config.h.
 #include "program/config.h"
 
+#include <cctype>
 #include <cmath>
 #include <random>
 
@@ -86,23 +87,20 @@ std::string ParamText(T v) {
   return flowcheck::StrCat(v);
 }
 
-bool ParseParam(const std::string& text, bool* v) {
-  int64_t n;
-  if (!flowcheck::SimpleAtoi(text, &n)) return false;
-  *v = n != 0;
-  return true;
-}
-bool ParseParam(const std::string& text, double* v) { return flowcheck::SimpleAtod(text, v); }
-bool ParseParam(const std::string& text, std::string* v) {
-  *v = text;
-  return true;
-}
-template <typename T>
-bool ParseParam(const std::string& text, T* v) {
-  return flowcheck::SimpleAtoi(text, v);
-}
-
 }  // namespace
+
+bool ParseFieldValue(const std::string& text, bool* v) {
+  std::string t;
+  for (char ch : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (t == "true" || t == "t" || t == "yes" || t == "y" || t == "1") return *v = true, true;
+  if (t == "false" || t == "f" || t == "no" || t == "n" || t == "0") return *v = false, true;
+  return false;
+}
+bool ParseFieldValue(const std::string& text, double* v) { return SimpleAtod(text, v); }
+bool ParseFieldValue(const std::string& text, std::string* v) { return *v = text, true; }
+bool ParseFieldValue(const std::string& text, int* v) { return SimpleAtoi(text, v); }
+bool ParseFieldValue(const std::string& text, int64_t* v) { return SimpleAtoi(text, v); }
+bool ParseFieldValue(const std::string& text, uint64_t* v) { return SimpleAtoi(text, v); }
 
 std::vector<std::string> RerunFlags(const StressConfig& c) {
   const StressConfig d;
@@ -129,7 +127,7 @@ bool ConfigFromParams(const std::map<std::string, std::string>& params, StressCo
 #define FLOWCHECK_STRESS_READ_PARAM(type, name, def, uses, help)                   \
   if ((uses) & kParam) {                                                          \
     auto it = params.find(#name);                                                 \
-    if (it == params.end() || !ParseParam(it->second, &c->name)) {                \
+    if (it == params.end() || !ParseFieldValue(it->second, &c->name)) {                \
       *error = "param " #name ": missing or not a number";                       \
       return false;                                                               \
     }                                                                             \

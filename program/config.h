@@ -117,6 +117,17 @@ uint64_t RandomSeed();
 // --json_out and --progress_every left out (they do not change the run).
 std::vector<std::string> RerunFlags(const StressConfig& c);
 
+// A field's value from its text, as a flag (--name=TEXT) or a schedule
+// file's param gives it: a boolean reads true/false/yes/no/t/f/y/n/1/0 (any
+// case), a number must fill the text and fit the type. False: not a value of
+// the field's type (*v unspecified).
+bool ParseFieldValue(const std::string& text, bool* v);
+bool ParseFieldValue(const std::string& text, double* v);
+bool ParseFieldValue(const std::string& text, std::string* v);
+bool ParseFieldValue(const std::string& text, int* v);
+bool ParseFieldValue(const std::string& text, int64_t* v);
+bool ParseFieldValue(const std::string& text, uint64_t* v);
+
 // The kParam fields of `c` by name, as a schedule file's params hold them
 // (numbers in decimal, booleans 1 or 0).
 std::map<std::string, std::string> ConfigParams(const StressConfig& c);

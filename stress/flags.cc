@@ -3,12 +3,12 @@
 // command cannot disagree.
 #include "stress/flags.h"
 
-#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "common/strings.h"
@@ -28,21 +28,6 @@ std::string g_replay;
 bool g_minimize = false;
 std::string g_trace_out;
 
-// A value's text as the flag reads it; false if it is not one of the type.
-bool ParseValue(const std::string& text, bool* v) {
-  std::string t;
-  for (char ch : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (t == "true" || t == "t" || t == "yes" || t == "y" || t == "1") return *v = true, true;
-  if (t == "false" || t == "f" || t == "no" || t == "n" || t == "0") return *v = false, true;
-  return false;
-}
-bool ParseValue(const std::string& text, double* v) { return SimpleAtod(text, v); }
-bool ParseValue(const std::string& text, std::string* v) { return *v = text, true; }
-template <typename T>
-bool ParseValue(const std::string& text, T* v) {
-  return SimpleAtoi(text, v);
-}
-
 std::string DefaultText(bool v) { return v ? "true" : "false"; }
 std::string DefaultText(const std::string& v) { return "\"" + v + "\""; }
 template <typename T>
@@ -60,38 +45,27 @@ struct Flag {
   bool (*set)(const std::string& text);
 };
 
-template <typename T>
-constexpr bool IsBool(T*) {
-  return false;
-}
-constexpr bool IsBool(bool*) { return true; }
-
-#define FLOWCHECK_FLAG_ROW(var, name, help)                            \
-  Flag {                                                               \
-#name, IsBool(&var), help, DefaultText(var),                       \
-        [](const std::string& text) { return ParseValue(text, &var); } \
-  }
+// var: the global that holds the flag's value.
+#define FLOWCHECK_FLAG_ROW(var, name, help)                                           \
+  Flag{#name, std::is_same<decltype(var), bool>::value, help, DefaultText(var),        \
+       [](const std::string& text) { return program::ParseFieldValue(text, &var); }}
 
 const std::vector<Flag>& Flags() {
-  static const std::vector<Flag>* flags = [] {
-    auto* f = new std::vector<Flag>{
 #define FLOWCHECK_STRESS_FLAG_ROW(type, name, def, uses, help) \
   FLOWCHECK_FLAG_ROW(g_config.name, name, help),
-        FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_FLAG_ROW)
+  static const std::vector<Flag> flags{
+      FLOWCHECK_STRESS_CONFIG_FIELDS(FLOWCHECK_STRESS_FLAG_ROW)
+      FLOWCHECK_FLAG_ROW(g_replay, replay,
+                         "replay a schedule file written by a --sched run (no other flag but "
+                         "--json_out)"),
+      FLOWCHECK_FLAG_ROW(g_minimize, minimize,
+                         "with --replay=FILE: write FILE's minimized schedule beside it "
+                         "(FILE.min.schedule)"),
+      FLOWCHECK_FLAG_ROW(g_trace_out, trace_out,
+                         "with --replay=FILE: write the replayed execution's trace (JSON) here"),
+  };
 #undef FLOWCHECK_STRESS_FLAG_ROW
-            FLOWCHECK_FLAG_ROW(g_replay, replay,
-                               "replay a schedule file written by a --sched run (no other flag "
-                               "but --json_out)"),
-        FLOWCHECK_FLAG_ROW(g_minimize, minimize,
-                           "with --replay=FILE: write FILE's minimized schedule beside it "
-                           "(FILE.min.schedule)"),
-        FLOWCHECK_FLAG_ROW(g_trace_out, trace_out,
-                           "with --replay=FILE: write the replayed execution's trace (JSON) "
-                           "here"),
-    };
-    return f;
-  }();
-  return *flags;
+  return flags;
 }
 
 const Flag* Find(std::string_view name) {
