@@ -2,6 +2,7 @@
 #include "program/program_space.h"
 
 #include <algorithm>
+#include <array>
 
 #include "common/strings.h"
 #include "core/tid_rdma.h"
@@ -17,10 +18,14 @@ unsigned After(int kind, unsigned from) {
   return (after & ~kUnchanged) | ((after & kUnchanged) ? from : 0);
 }
 
-// What a participant's list may have made of its state so far.
+// What a participant's list may have made of its state so far. A fixed
+// array (--qps_per_thread is at most 64): Extend copies one per step, up to
+// 2^20 steps before it refuses a space, and a vector's allocation each time
+// was most of that.
+constexpr int kMaxSlots = 64;  // program/config.cc's bound on --qps_per_thread
 struct Belief {
-  std::vector<unsigned> slots;  // per QP slot
-  int bare_max = 0;             // bare flows it may hold (a reserve may fail)
+  std::array<unsigned, kMaxSlots> slots{};  // per QP slot
+  int bare_max = 0;                         // bare flows it may hold (a reserve may fail)
 };
 
 // What an op does to a list: runs in some state the list may be in, runs in
@@ -89,12 +94,13 @@ std::vector<ListedOp> Alphabet(const StressConfig& c, bool irq) {
 }
 
 // Appends every list extending `prefix` (state `b`) by up to `left` ops to
-// out[length], in table order; false once *count exceeds kMaxLists.
+// out[length], in table order (out null: only counts them); false once
+// *count exceeds kMaxLists.
 bool Extend(const std::vector<ListedOp>& alphabet, const Belief& b, int left,
             std::vector<ListedOp>* prefix, std::vector<std::vector<std::vector<ListedOp>>>* out,
             size_t* count) {
   if (++*count > ProgramSpace::kMaxLists) return false;
-  (*out)[prefix->size()].push_back(*prefix);
+  if (out != nullptr) (*out)[prefix->size()].push_back(*prefix);
   if (left == 0) return true;
   for (const ListedOp& op : alphabet) {
     Belief next = b;
@@ -110,7 +116,7 @@ bool Extend(const std::vector<ListedOp>& alphabet, const Belief& b, int left,
 Belief Initial(const StressConfig& c, int i) {
   const bool irq = i == c.threads;
   Belief b;
-  b.slots.assign(irq ? 0 : c.qps_per_thread, kIdle);
+  for (int slot = 0; !irq && slot < c.qps_per_thread; ++slot) b.slots[slot] = kIdle;
   // The bare flows the setup gives it (controlled.cc: all but
   // sched_free_flows flows of each context, spread over the op threads).
   for (int k = 0; !irq && k < RXE_NUM_TID_FLOWS - c.sched_free_flows; ++k) {
@@ -129,6 +135,10 @@ uint64_t SaturatingMulAdd(uint64_t acc, uint64_t a, uint64_t b) {
 
 ProgramSpace::ProgramSpace(const StressConfig& c, std::string* error) : config_(c) {
   max_ops_ = c.sched_program_ops;
+  if (c.qps_per_thread < 1 || c.qps_per_thread > kMaxSlots) {
+    *error = flowcheck::StrCat("--qps_per_thread must be in 1..", kMaxSlots);
+    return;
+  }
   const int n = c.threads + (c.irq_thread ? 1 : 0);
   for (int i = 0; i < n; ++i) {
     const bool irq = i == c.threads;
@@ -139,7 +149,11 @@ ProgramSpace::ProgramSpace(const StressConfig& c, std::string* error) : config_(
     lists_.emplace_back(max_ops_ + 1);
     std::vector<ListedOp> prefix;
     size_t count = 0;
-    if (!Extend(alphabet, b, max_ops_, &prefix, &lists_.back(), &count)) {
+    // Counted first, so that a space too large is refused before 2^20 lists
+    // are stored.
+    const bool fits = Extend(alphabet, b, max_ops_, &prefix, nullptr, &count);
+    count = 0;
+    if (!fits || !Extend(alphabet, b, max_ops_, &prefix, &lists_.back(), &count)) {
       *error = flowcheck::StrCat("--sched_program_ops=", max_ops_, " gives ", names_.back(),
                                  " more than 2^20 op lists: lower it");
       lists_.clear();

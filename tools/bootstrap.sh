@@ -74,10 +74,15 @@ grep -q '^VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null \
 [ "$(dpkg --print-architecture)" = amd64 ] || log "WARNING: not amd64"
 
 # --- 1. packages ---------------------------------------------------------------
+# One dpkg-query for all of them (one per package was a second of every run,
+# campaign.sh's included); a package it does not know prints no line.
+declare -A installed=()
+while read -r p status; do
+  [ "$status" = "install ok installed" ] && installed[$p]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${PACKAGES[@]}" 2>/dev/null || true)
 missing=()
 for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
-    || missing+=("$p")
+  [ -n "${installed[$p]:-}" ] || missing+=("$p")
 done
 if ((${#missing[@]})); then
   ((check_only)) && die "missing packages: ${missing[*]}"
