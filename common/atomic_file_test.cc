@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
+#include "gmock/gmock-more-matchers.h"
 #include "gtest/gtest.h"
 
 namespace flowcheck {

@@ -11,7 +11,8 @@
 #include "common/strings.h"
 #include "core/invariants.h"
 #include "core/reference.h"
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
+#include "gmock/gmock-more-matchers.h"
 #include "gtest/gtest.h"
 
 namespace flowcheck {

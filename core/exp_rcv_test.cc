@@ -9,7 +9,8 @@
 
 #include <vector>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
+#include "gmock/gmock-more-matchers.h"
 #include "gtest/gtest.h"
 #include "core/invariants.h"
 #include "core/test_model.h"

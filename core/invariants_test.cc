@@ -12,7 +12,8 @@
 #include "core/model_audit.h"
 #include "core/test_model.h"
 #include "core/tid_rdma.h"
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
+#include "gmock/gmock-more-matchers.h"
 #include "gtest/gtest.h"
 
 namespace {

@@ -7,7 +7,7 @@
 
 #include "core/callers.h"
 #include "core/test_model.h"
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 
 namespace flowcheck {

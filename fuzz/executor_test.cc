@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fuzz/input_format.h"
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 
 namespace flowcheck {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 
 namespace flowcheck {

@@ -5,7 +5,7 @@
 #include <string>
 #include <thread>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 #include "lockcheck/irq.h"
 #include "lockcheck/lockdep.h"

@@ -5,7 +5,7 @@
 // past a trylock, or in the IRQ restore of an unlock can see.
 #include <string>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 #include "lockcheck/irq.h"
 #include "lockcheck/lockdep.h"

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 #include "lockcheck/irq.h"
 #include "lockcheck/lockdep.h"

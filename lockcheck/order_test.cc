@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 #include "lockcheck/lockdep.h"
 #include "lockcheck/report.h"

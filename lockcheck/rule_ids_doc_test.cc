@@ -4,7 +4,8 @@
 #include <vector>
 
 #include "common/check_id_doc.h"
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
+#include "gmock/gmock-more-matchers.h"
 #include "gtest/gtest.h"
 #include "lockcheck/report.h"
 

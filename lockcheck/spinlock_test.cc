@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 #include "lockcheck/lockdep.h"
 #include "lockcheck/report.h"

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 
 namespace flowcheck {

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 #include "lockcheck/lockdep.h"
 #include "lockcheck/spinlock.h"

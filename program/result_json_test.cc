@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 
 namespace flowcheck {

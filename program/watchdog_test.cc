@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 #include "lockcheck/lockdep.h"
 #include "lockcheck/spinlock.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
 #include "gtest/gtest.h"
 
 namespace flowcheck {

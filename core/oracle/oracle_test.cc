@@ -12,7 +12,8 @@
 #include "core/oracle/flow_oracle.h"
 #include "core/oracle/lockstep.h"
 #include "core/reference.h"
-#include "gmock/gmock.h"
+#include "gmock/gmock-matchers.h"
+#include "gmock/gmock-more-matchers.h"
 #include "gtest/gtest.h"
 
 namespace {
