@@ -9,7 +9,8 @@
 # tools/measure_build.sh --test_command: the README's test command from
 # nothing: `.ci/run` in a fresh clone of HEAD with an empty disk cache and a
 # new output base (the Debian packages stay installed; the sources are
-# unpacked again). Prints the CPU, tools/test.sh's time per step and the wall
+# unpacked again). Prints the CPU, a reference job's time (the VM's speed that
+# hour), tools/test.sh's time per step and the wall
 # time (docs/build.md, "The test command from nothing").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -20,6 +21,13 @@ if [ "${1:-}" = --test_command ]; then
   echo "build --disk_cache=$base/cache" >"$base/src/.bazelrc.local"
   echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) CPUs," \
     "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  # The same VM runs the same commit 10-20% faster or slower from hour to
+  # hour: a fixed single-core job timed before the run says how fast it was.
+  ref=/usr/src/linux-source-6.1.tar.xz
+  if [ -r "$ref" ]; then
+    /usr/bin/time -f '%e' -o "$base/ref" xz -dc "$ref" >/dev/null
+    echo "reference: xz -dc $ref took $(tail -n 1 "$base/ref") s (one core)"
+  fi
   rc=0
   (cd "$base/src" && /usr/bin/time -f '%e' -o "$base/wall" bash .ci/run >"$base/run.log" 2>&1) || rc=$?
   sed -n '/^=== time per step/,$p' "$base/run.log"
