@@ -30,7 +30,8 @@ std::string Validate(const StressConfig& c) {
   if (!std::isfinite(c.progress_every)) return "--progress_every must be a finite number";
   if (c.threads < 1 || c.threads > 64) return "--threads must be in 1..64";
   if (c.contexts < 1 || c.contexts > 16) return "--contexts must be in 1..16";
-  if (c.qps_per_thread < 1 || c.qps_per_thread > 64) return "--qps_per_thread must be in 1..64";
+  if (c.qps_per_thread < 1 || c.qps_per_thread > kMaxQpsPerThread) return "--qps_per_thread must be in 1..64";
+  static_assert(kMaxQpsPerThread == 64, "the message above names the bound");
   if (c.ops_per_thread < -1) return "--ops_per_thread must be >= 0 (or -1: automatic)";
   if (c.seconds < 0) return "--seconds must be >= 0";
   if (EffectiveOpsPerThread(c) == 0 && c.seconds == 0) {

@@ -17,6 +17,10 @@
 namespace flowcheck {
 namespace program {
 
+// --qps_per_thread's upper bound (ValidateConfig; ProgramSpace sizes its
+// per-slot state by it).
+inline constexpr int kMaxQpsPerThread = 64;
+
 // Every field of StressConfig, declared once:
 //   X(type, name, default, uses, help)
 // From this one list come the struct below, the stress_main flag of the

@@ -19,13 +19,12 @@ unsigned After(int kind, unsigned from) {
 }
 
 // What a participant's list may have made of its state so far. A fixed
-// array (--qps_per_thread is at most 64): Extend copies one per step, up to
-// 2^20 steps before it refuses a space, and a vector's allocation each time
-// was most of that.
-constexpr int kMaxSlots = 64;  // program/config.cc's bound on --qps_per_thread
+// array (--qps_per_thread is at most kMaxQpsPerThread): Extend copies one per
+// step, up to 2^20 steps before it refuses a space, and a vector's allocation
+// each time was most of that.
 struct Belief {
-  std::array<unsigned, kMaxSlots> slots{};  // per QP slot
-  int bare_max = 0;                         // bare flows it may hold (a reserve may fail)
+  std::array<unsigned, kMaxQpsPerThread> slots{};  // per QP slot
+  int bare_max = 0;                                // bare flows it may hold (a reserve may fail)
 };
 
 // What an op does to a list: runs in some state the list may be in, runs in
@@ -135,8 +134,8 @@ uint64_t SaturatingMulAdd(uint64_t acc, uint64_t a, uint64_t b) {
 
 ProgramSpace::ProgramSpace(const StressConfig& c, std::string* error) : config_(c) {
   max_ops_ = c.sched_program_ops;
-  if (c.qps_per_thread < 1 || c.qps_per_thread > kMaxSlots) {
-    *error = flowcheck::StrCat("--qps_per_thread must be in 1..", kMaxSlots);
+  if (c.qps_per_thread < 1 || c.qps_per_thread > kMaxQpsPerThread) {
+    *error = flowcheck::StrCat("--qps_per_thread must be in 1..", kMaxQpsPerThread);
     return;
   }
   const int n = c.threads + (c.irq_thread ? 1 : 0);

@@ -174,6 +174,13 @@ TEST(ProgramSpace, TooLargeASpaceIsRefused) {
   const ProgramSpace lists(c, &error);
   EXPECT_EQ(error, "--sched_program_ops=6 gives stress-0 more than 2^20 op lists: lower it");
   EXPECT_EQ(lists.size(), 0u);
+  // More QP slots than its per-slot state holds: refused, not overrun.
+  c = Small(1);
+  c.qps_per_thread = kMaxQpsPerThread + 1;
+  error.clear();
+  const ProgramSpace slots(c, &error);
+  EXPECT_EQ(error, "--qps_per_thread must be in 1..64");
+  EXPECT_EQ(slots.size(), 0u);
 }
 
 }  // namespace
