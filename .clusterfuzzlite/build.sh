@@ -46,10 +46,36 @@ done
   || die "run from flowcheck's repository root (no WORKSPACE/fuzz/BUILD in $PWD)"
 mkdir -p "$OUT" "$WORK"
 
+# The checkers (--config=fuzz-scope's first line in .bazelrc: the one list of
+# them) are built without sanitizers. Here the sanitizer flags are not even on
+# their command lines: each $CXXFLAGS word that asks for a sanitizer goes to
+# every other file (--per_file_copt, excluding the checkers by path and by
+# label), the rest to every file. So the address and undefined builds compile
+# the checkers alike, and one output directory for every sanitizer lets the
+# second build reuse them (tools/oss_fuzz_check.sh builds all three).
+checkers=$(sed -n 's/^build:fuzz-scope --per_file_copt=\^(\([^)]*\))\.\*@-O2.*/\1/p' .bazelrc)
+[ -n "$checkers" ] || die ".bazelrc: no 'build:fuzz-scope --per_file_copt=^(...).*@-O2' line naming the checkers"
+san=()  # sanitizer flags, commas escaped for --per_file_copt
+cxx=()
+for f in $CXXFLAGS; do
+  case "$f" in
+    -fsanitize* | -fno-sanitize*) san+=("${f//,/\\,}") ;;
+    *) cxx+=("$f") ;;
+  esac
+done
+case "$SANITIZER" in
+  address) san+=(-fsanitize=undefined -fno-sanitize-recover=all) ;;
+esac
+
 flags=(
   "--repo_env=CC=$CC"             # the toolchain Bazel configures
-  "--platform_suffix=-ossfuzz-$SANITIZER"
+  --platform_suffix=-ossfuzz
   --define=fuzzing_engine=libfuzzer
+)
+# Before --config=fuzz-scope: its later lines (third-party code, the emulated
+# platform) take -fsanitize=fuzzer-no-link back off, and the last flag wins.
+((${#san[@]} == 0)) || flags+=("--per_file_copt=.*,-^(//)?(${checkers//\//[/:]})@$(IFS=,; echo "${san[*]}")")
+flags+=(
   --config=fuzz-scope
   --strip=never                   # ClusterFuzz symbolizes the stacks
   --custom_malloc=//bazel:sanitizer_defaults
@@ -58,7 +84,8 @@ flags=(
   "--per_file_copt=.*@-Wno-error"
 )
 for f in $CFLAGS; do flags+=("--conlyopt=$f"); done
-for f in $CXXFLAGS; do flags+=("--cxxopt=$f" "--linkopt=$f"); done
+for f in "${cxx[@]}"; do flags+=("--cxxopt=$f"); done
+for f in $CXXFLAGS; do flags+=("--linkopt=$f"); done
 for f in $LIB_FUZZING_ENGINE; do flags+=("--linkopt=$f"); done
 for f in ${FLOWCHECK_BAZEL_FLAGS:-}; do flags+=("$f"); done
 case " $CXXFLAGS " in
@@ -68,10 +95,7 @@ case " $CXXFLAGS " in
 esac
 
 case "$SANITIZER" in
-  address)
-    flags+=(--copt=-fsanitize=undefined --copt=-fno-sanitize-recover=all
-            --linkopt=-fsanitize=undefined)
-    ;;
+  address) flags+=(--linkopt=-fsanitize=undefined) ;;
   undefined | coverage) ;;
   *) die "SANITIZER=$SANITIZER is not supported (address, undefined, coverage; the TSan suite runs in tools/test.sh)" ;;
 esac

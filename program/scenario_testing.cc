@@ -42,5 +42,17 @@ StressConfig SmallDfsConfig(int program_ops) {
   return c;
 }
 
+std::vector<std::vector<ListedOp>> AllLists(const std::vector<ListedOp>& alphabet, int max) {
+  std::vector<std::vector<ListedOp>> all{{}};
+  for (size_t from = 0; from < all.size(); ++from) {
+    if (static_cast<int>(all[from].size()) == max) continue;
+    for (const ListedOp& op : alphabet) {
+      all.push_back(all[from]);
+      all.back().push_back(op);
+    }
+  }
+  return all;
+}
+
 }  // namespace program
 }  // namespace flowcheck

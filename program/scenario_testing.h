@@ -6,10 +6,12 @@
 #define FLOWCHECK_PROGRAM_SCENARIO_TESTING_H_
 
 #include <string>
+#include <vector>
 
 #include "sched/cli.h"
 #include "sched/run.h"
 #include "program/config.h"
+#include "program/op_table.h"
 
 namespace flowcheck {
 namespace program {
@@ -27,6 +29,9 @@ sched::RunResult RunStressDfs(const sched::ScenarioParams& given, int max_preemp
 // seed 1, 2 threads of 1 QP, 1 context, 1 worker, rcv-irq on, programs of up
 // to `program_ops` ops per participant.
 StressConfig SmallDfsConfig(int program_ops);
+
+// Every list of at most `max` ops over `alphabet`, shortest first.
+std::vector<std::vector<ListedOp>> AllLists(const std::vector<ListedOp>& alphabet, int max);
 
 }  // namespace program
 }  // namespace flowcheck
