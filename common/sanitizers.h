@@ -35,14 +35,17 @@
 #if defined(FLOWCHECK_UNDER_TSAN)
 #include <sanitizer/tsan_interface.h>
 // The TSan runtime's annotation interface (Abseil's dynamic_annotations.h
-// has the same prototypes).
+// has the same prototypes for the Annotate* ones). Reads and writes are
+// ignored with one call, __tsan_ignore_thread_begin: the runtime keeps one
+// counter for both (AnnotateIgnoreReadsBegin and AnnotateIgnoreWritesBegin
+// each bump it), and every begin records its caller's stack: a third fewer
+// records in a TsanIgnoreAll, which the scheduler enters at every decision
+// point (the records were 9% of a `--minimize` run's time).
 extern "C" {
 void AnnotateIgnoreSyncBegin(const char* file, int line);
 void AnnotateIgnoreSyncEnd(const char* file, int line);
-void AnnotateIgnoreReadsBegin(const char* file, int line);
-void AnnotateIgnoreReadsEnd(const char* file, int line);
-void AnnotateIgnoreWritesBegin(const char* file, int line);
-void AnnotateIgnoreWritesEnd(const char* file, int line);
+void __tsan_ignore_thread_begin();
+void __tsan_ignore_thread_end();
 }
 #endif
 
@@ -53,14 +56,8 @@ namespace flowcheck {
 class TsanIgnoreAccesses {
  public:
 #if defined(FLOWCHECK_UNDER_TSAN)
-  TsanIgnoreAccesses() {
-    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
-    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
-  }
-  ~TsanIgnoreAccesses() {
-    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
-    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
-  }
+  TsanIgnoreAccesses() { __tsan_ignore_thread_begin(); }
+  ~TsanIgnoreAccesses() { __tsan_ignore_thread_end(); }
 #else
   // User-provided (not trivial): `TsanIgnoreAccesses hide;` is no unused
   // variable under -Werror.
@@ -79,12 +76,10 @@ class TsanIgnoreAll {
 #if defined(FLOWCHECK_UNDER_TSAN)
   TsanIgnoreAll() {
     AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
-    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
-    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+    __tsan_ignore_thread_begin();
   }
   ~TsanIgnoreAll() {
-    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
-    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+    __tsan_ignore_thread_end();
     AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
   }
 #else

@@ -3,8 +3,8 @@
 // live segments of its QPs' requests (core/exp_rcv.h).
 #include <bitset>
 #include <string>
-#include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "common/strings.h"
 #include "core/exp_rcv.h"
 #include "core/invariants_internal.h"
@@ -14,6 +14,9 @@ namespace internal {
 namespace {
 
 enum ListId { kFree, kUsed, kFull, kNumLists };
+// Groups held without allocating: the model's 8 (kModelExpectedCount
+// entries, kModelRcvGroupSize per group), with room for a larger RcvArray.
+constexpr size_t kInlineGroups = 32;
 constexpr const char* kListNames[] = {"tid_group_list", "tid_used_list", "tid_full_list"};
 
 // The list a group belongs on by its used count (G1).
@@ -76,8 +79,9 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   if (ngroups == 0 || rcd.groups == nullptr) return;
   const tid_group* first = &rcd.groups[0];
   // Which list(s) each group was found on, by walking each list (bounded:
-  // a corrupted list may loop).
-  std::vector<int> on(ngroups, -1), times(ngroups, 0);
+  // a corrupted list may loop). No allocation for the model's RcvArray: this
+  // runs after every op, and under TSan each allocation records its stack.
+  absl::InlinedVector<int, kInlineGroups> on(ngroups, -1), times(ngroups, 0);
   const exp_tid_set* sets[kNumLists] = {&rcd.tid_group_list, &rcd.tid_used_list,
                                         &rcd.tid_full_list};
   for (int l = 0; l < kNumLists; ++l) {
@@ -144,7 +148,7 @@ void CheckRcvArray(const hfi1_ctxtdata& rcd, absl::Span<rvt_qp* const> qps,
   // exactly the entries in use, none twice, each its plan (G5, G6, G7).
   if (!options.quiescent) return;
   u32 live_cnt = 0;
-  std::vector<int> owner(rcd.expected_count, -1);
+  absl::InlinedVector<int, kModelExpectedCount> owner(rcd.expected_count, -1);
   const auto add_live = [&](const tid_rdma_request& req, const rvt_qp* qp, const char* role) {
     const u32 qpn = qp->qp_num;
     const tid_flow_state& fs = qp->priv->flow_state;

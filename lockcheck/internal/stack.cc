@@ -18,6 +18,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "lockcheck/internal/threads.h"
 #include "lockcheck/internal/tsan.h"
@@ -48,51 +51,74 @@ int FindObject(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
+// An ELF file mapped read-only, once per process and never unmapped: a
+// report's stack is symbolized frame by frame, and mapping the binary (tens
+// of MB) for each frame cost an mmap, page faults and an munmap each time,
+// which under TSan also resets the mapping's shadow (8% of a --minimize run,
+// whose failing executions each report a destroyed held lock).
+struct MappedFile {
+  const char* base = nullptr;  // nullptr: the file could not be mapped
+  size_t size = 0;
+};
+
+// Constant-initialized, not function-local statics (tsan.h); the map is
+// never destroyed, as a report may come while the process exits.
+std::mutex g_files_mu;
+std::map<std::string, MappedFile>* g_files = nullptr;  // guarded by g_files_mu
+
+const MappedFile& MapOnce(const char* path) {
+  IgnoredLockGuard lock(g_files_mu);
+  if (g_files == nullptr) g_files = new std::map<std::string, MappedFile>;
+  auto [it, fresh] = g_files->try_emplace(path);
+  if (!fresh) return it->second;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return it->second;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && st.st_size > 0) {
+    void* map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map != MAP_FAILED) {
+      it->second = {static_cast<const char*>(map), static_cast<size_t>(st.st_size)};
+    }
+  }
+  close(fd);
+  return it->second;
+}
+
 // The mangled name of the function symbol of ELF file `path` that holds
 // `addr` (the file's own addresses), into `out`; false if none.
 bool SymbolIn(const char* path, uintptr_t addr, std::string* out) {
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st;
-  void* map = MAP_FAILED;
-  if (fstat(fd, &st) == 0 && st.st_size > 0) {
-    map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-  }
-  close(fd);
-  if (map == MAP_FAILED) return false;
-  const size_t size = static_cast<size_t>(st.st_size);
-  const char* base = static_cast<const char*>(map);
+  const MappedFile& file = MapOnce(path);
+  if (file.base == nullptr) return false;
+  const size_t size = file.size;
+  const char* base = file.base;
   const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(base);
-  bool found = false;
-  if (size >= sizeof(ElfW(Ehdr)) && std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
-      eh->e_shoff + uint64_t{eh->e_shnum} * sizeof(ElfW(Shdr)) <= size) {
-    const auto* sh = reinterpret_cast<const ElfW(Shdr)*>(base + eh->e_shoff);
-    for (const uint32_t type : {SHT_SYMTAB, SHT_DYNSYM}) {
-      for (int i = 0; i < eh->e_shnum && !found; ++i) {
-        if (sh[i].sh_type != type || sh[i].sh_link >= eh->e_shnum ||
-            sh[i].sh_offset + sh[i].sh_size > size) {
+  if (size < sizeof(ElfW(Ehdr)) || std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh->e_shoff + uint64_t{eh->e_shnum} * sizeof(ElfW(Shdr)) > size) {
+    return false;
+  }
+  const auto* sh = reinterpret_cast<const ElfW(Shdr)*>(base + eh->e_shoff);
+  for (const uint32_t type : {SHT_SYMTAB, SHT_DYNSYM}) {
+    for (int i = 0; i < eh->e_shnum; ++i) {
+      if (sh[i].sh_type != type || sh[i].sh_link >= eh->e_shnum ||
+          sh[i].sh_offset + sh[i].sh_size > size) {
+        continue;
+      }
+      const ElfW(Shdr)& names = sh[sh[i].sh_link];
+      const auto* syms = reinterpret_cast<const ElfW(Sym)*>(base + sh[i].sh_offset);
+      for (size_t k = 0; k < sh[i].sh_size / sizeof(ElfW(Sym)); ++k) {
+        const ElfW(Sym)& s = syms[k];
+        if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0 || addr < s.st_value ||
+            addr - s.st_value >= (s.st_size ? s.st_size : 1) || s.st_name >= names.sh_size ||
+            names.sh_offset + names.sh_size > size) {
           continue;
         }
-        const ElfW(Shdr)& names = sh[sh[i].sh_link];
-        const auto* syms = reinterpret_cast<const ElfW(Sym)*>(base + sh[i].sh_offset);
-        for (size_t k = 0; k < sh[i].sh_size / sizeof(ElfW(Sym)); ++k) {
-          const ElfW(Sym)& s = syms[k];
-          if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0 || addr < s.st_value ||
-              addr - s.st_value >= (s.st_size ? s.st_size : 1) || s.st_name >= names.sh_size ||
-              names.sh_offset + names.sh_size > size) {
-            continue;
-          }
-          const char* name = base + names.sh_offset + s.st_name;
-          out->assign(name, strnlen(name, names.sh_size - s.st_name));
-          found = true;
-          break;
-        }
+        const char* name = base + names.sh_offset + s.st_name;
+        out->assign(name, strnlen(name, names.sh_size - s.st_name));
+        return true;
       }
-      if (found) break;
     }
   }
-  munmap(map, size);
-  return found;
+  return false;
 }
 
 // "ns::f(int, char*) const" -> "ns::f()": the form reports have always
