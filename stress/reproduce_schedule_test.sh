@@ -3,12 +3,11 @@
 # kernel's flush hazard (--flush_handoff=false) writes a schedule file, and
 # tools/reproduce.sh replays it, with a stand-in `bazel` first on PATH (a
 # test cannot run Bazel inside Bazel) that logs what it was asked to build:
-#   the file's target is built in the config of its sanitizer line (tsan ->
-#   --config=tsan, asan -> --config=asan, none -> no config) and run as
-#   TARGET --replay=FILE: exit 1, the same stress FAIL line and trace hash,
-#   ten times in a row;
-#   no usable target line, an unknown sanitizer -> exit 2, nothing built;
-#   the build fails -> exit 3 with the build log.
+# the file's target, built in the config of its sanitizer line, run as
+# TARGET --replay=FILE: exit 1, the same stress FAIL line and trace hash, ten
+# times in a row; --minimize and --timeline on it. On every kernel text (the
+# search and the replays run the kernel's code); how reproduce.sh maps a
+# schedule file's lines to a build is //tools:reproduce_sched_test's.
 # Args: tools/reproduce.sh, the stress_main binary.
 set -uo pipefail
 script=$(readlink -f "$1") bin=$(readlink -f "$2")
@@ -22,7 +21,7 @@ cat >"$tmp/fakebin/bazel" <<FAKE
 #!/usr/bin/env bash
 echo "\$*" >>"$tmp/bazel.log"
 case "\$1" in
-  build) [ -n "\${FAKE_BUILD_FAILS:-}" ] && { echo "ERROR: stress/BUILD: a broken build" >&2; exit 1; }; exit 0 ;;
+  build) exit 0 ;;
   info) echo "$tmp/bazel-bin" ;;
   *) exit 64 ;;
 esac
@@ -47,13 +46,10 @@ case "$sanitizer" in tsan) want="--config=tsan" ;; asan) want="--config=asan" ;;
 grep -qx 'target //stress:stress_main' "$file" || fail "the file's target is not //stress:stress_main"
 grep -q '^param ops.stress-0=' "$file" || fail "no ops.stress-0 param in the file"
 
-# run ENV... -- ARGS...: tools/reproduce.sh from $tmp/work; sets rc, out, err.
+# run ARGS...: tools/reproduce.sh from $tmp/work; sets rc, out, err.
 run() {
-  local envs=()
-  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
-  shift
   rm -f "$tmp/bazel.log"
-  (cd "$tmp/work" && env PATH="$tmp/fakebin:$PATH" "${envs[@]}" "$script" "$@") \
+  (cd "$tmp/work" && env PATH="$tmp/fakebin:$PATH" "$script" "$@") \
     >"$tmp/out" 2>"$tmp/err"
   rc=$?
   out=$(cat "$tmp/out") err=$(cat "$tmp/err")
@@ -61,7 +57,7 @@ run() {
 
 cp "$file" "$tmp/work/found.schedule"
 for i in 1 2 3 4 5 6 7 8 9 10; do
-  run -- found.schedule
+  run found.schedule
   [ "$rc" = 1 ] || fail "replay $i: exit $rc, expected 1 (stderr: $(tail -n 3 "$tmp/err"))"
   grep -qxF -- "$fail_line" "$tmp/err" || fail "replay $i: not the same FAIL line"
   grep -qxF -- "$hash_line" "$tmp/err" || fail "replay $i: not the same trace hash ($hash_line)"
@@ -70,38 +66,8 @@ done
 grep -qxF "build ${want:+$want }--ui_event_filters=-info,-stdout --noshow_progress //stress:stress_main" \
   "$tmp/bazel.log" || fail "sanitizer '$sanitizer': built with: $(head -n 1 "$tmp/bazel.log")"
 
-for s in tsan asan none; do
-  sed "s/^sanitizer .*/sanitizer $s/" "$file" >"$tmp/work/$s.schedule"
-  run -- "$s.schedule"
-  case "$s" in tsan) w="--config=tsan " ;; asan) w="--config=asan " ;; *) w="" ;; esac
-  grep -qxF "build ${w}--ui_event_filters=-info,-stdout --noshow_progress //stress:stress_main" \
-    "$tmp/bazel.log" || fail "sanitizer $s: built with: $(head -n 1 "$tmp/bazel.log")"
-  grep -qxF "info ${w}bazel-bin" "$tmp/bazel.log" || fail "sanitizer $s: bazel info: $(cat "$tmp/bazel.log")"
-done
-
-sed '/^target /d' "$file" >"$tmp/work/notarget.schedule"
-run -- notarget.schedule
-[ "$rc" = 2 ] || fail "no target line: exit $rc, expected 2"
-[ ! -f "$tmp/bazel.log" ] || fail "no target line: bazel was run"
-sed 's/^sanitizer .*/sanitizer msan/' "$file" >"$tmp/work/msan.schedule"
-run -- msan.schedule
-[ "$rc" = 2 ] || fail "sanitizer msan: exit $rc, expected 2"
-grep -qF "'sanitizer' must be tsan, asan or none, not 'msan'" <<<"$err" || fail "msan: $err"
-
-run FAKE_BUILD_FAILS=1 -- found.schedule
-[ "$rc" = 3 ] || fail "a failed build: exit $rc, expected 3"
-grep -qF "ERROR: stress/BUILD: a broken build" <<<"$err" || fail "no build log on stderr: $err"
-grep -qF "reproduce.sh: building //stress:stress_main failed" <<<"$err" || fail "no reason: $err"
-
-# Another --config (the kernel text the schedule was found on) is kept; the
-# file's sanitizer line still decides tsan/asan.
-sed "s/^sanitizer .*/sanitizer tsan/" "$file" >"$tmp/work/up.schedule"
-run -- --config=upstream --config=asan up.schedule
-grep -qxF "build --config=upstream --config=tsan --ui_event_filters=-info,-stdout --noshow_progress //stress:stress_main" \
-  "$tmp/bazel.log" || fail "--config=upstream: built with: $(head -n 1 "$tmp/bazel.log")"
-
 # --minimize: fewer ops, the same failure marker, a strict replay of the result.
-run -- --minimize found.schedule
+run --minimize found.schedule
 [ "$rc" = 1 ] || fail "--minimize: exit $rc, expected 1 (stderr: $(tail -n 3 "$tmp/err"))"
 [ -f "$tmp/work/found.min.schedule" ] || fail "--minimize: no found.min.schedule"
 cmp -s "$file" "$tmp/work/found.schedule" || fail "--minimize changed its input"
@@ -109,12 +75,12 @@ before=$(sed -n 's/^flowcheck: minimize: before: ops \([0-9]*\),.*/\1/p' "$tmp/e
 after=$(sed -n 's/^flowcheck: minimize: after: *ops \([0-9]*\),.*/\1/p' "$tmp/err")
 [ -n "$before" ] && [ -n "$after" ] && [ "$after" -lt "$before" ] ||
   fail "--minimize: ops before '$before', after '$after' (want fewer)"
-run -- found.min.schedule
+run found.min.schedule
 [ "$rc" = 1 ] || fail "the minimized schedule: exit $rc, expected 1"
 grep -q '^flowcheck: FAIL \[invariant no-lost-wakeup\]' "$tmp/err" || fail "minimized: not the same failure"
 
 # --timeline: the page shows flow_mask and the queues after every step.
-run -- --timeline=page.html found.min.schedule
+run --timeline=page.html found.min.schedule
 [ "$rc" = 1 ] || fail "--timeline: exit $rc, expected 1 (stderr: $(tail -n 3 "$tmp/err"))"
 grep -q 'flow_mask=0x' "$tmp/work/page.html" || fail "--timeline: no flow_mask in the page"
 grep -q 'flow_queue=\[' "$tmp/work/page.html" || fail "--timeline: no flow_queue in the page"

@@ -3,7 +3,12 @@
 # --timeline on schedule files, with a stand-in `bazel` first on PATH (a
 # test cannot run Bazel inside Bazel) whose bazel-bin holds the real
 # sched_examples:
-#   FILE               -> built in the config of FILE's sanitizer line, replayed: exit 1;
+#   FILE               -> built in the config of FILE's sanitizer line (tsan ->
+#                         --config=tsan, asan -> --config=asan, none -> no
+#                         config; any other --config given is kept), replayed:
+#                         exit 1; no usable target line or an unknown
+#                         sanitizer -> exit 2, nothing built; the build fails
+#                         -> exit 3 with the build log;
 #   --minimize FILE    -> <name>.min.schedule beside FILE, FILE untouched: exit 1;
 #   --timeline=P.html  -> P.trace.json and the page P.html (paths from the
 #                         caller's directory): exit 1 (the replay's status);
@@ -21,14 +26,17 @@ cat >"$tmp/fakebin/bazel" <<FAKE
 #!/usr/bin/env bash
 echo "\$*" >>"$tmp/bazel.log"
 case "\$1" in
-  build) exit 0 ;;
+  build) [ -n "\${FAKE_BUILD_FAILS:-}" ] && { echo "ERROR: sched/BUILD: a broken build" >&2; exit 1; }; exit 0 ;;
   info) echo "$tmp/bazel-bin" ;;
   *) exit 64 ;;
 esac
 FAKE
 chmod +x "$tmp/fakebin/bazel"
-run() {  # run ARGS...: the script from $tmp/work; sets rc, out (stdout+stderr)
-  (cd "$tmp/work" && env PATH="$tmp/fakebin:$PATH" "$script" "$@") >"$tmp/out" 2>&1
+run() {  # run [ENV=V...] ARGS...: the script from $tmp/work; sets rc, out (stdout+stderr)
+  local envs=()
+  while [[ "${1:-}" == *=* && "$1" != -* ]]; do envs+=("$1"); shift; done
+  rm -f "$tmp/bazel.log"
+  (cd "$tmp/work" && env PATH="$tmp/fakebin:$PATH" "${envs[@]}" "$script" "$@") >"$tmp/out" 2>&1
   rc=$?
   out=$(cat "$tmp/out")
 }
@@ -42,19 +50,34 @@ cp "$tmp/work/found.schedule" "$tmp/found.copy"
 run found.schedule
 [ "$rc" = 1 ] || fail "replay: exit $rc, expected 1: $out"
 grep -q "^flowcheck: replay: reproduced \[check\]" <<<"$out" || fail "replay did not reproduce: $out"
-# The config follows the file's sanitizer line (this binary's own build
-# wrote it: none, or tsan/asan under --config=tsan/asan).
-config_of() { case "$1" in tsan|asan) echo "--config=$1 " ;; *) echo "" ;; esac; }
-found_san=$(sed -n 's/^sanitizer //p' "$tmp/work/found.schedule")
-grep -q "^build $(config_of "$found_san")--ui_event_filters.*//sched:sched_examples" "$tmp/bazel.log" ||
-  fail "sanitizer $found_san: not built as $(config_of "$found_san"): $(cat "$tmp/bazel.log")"
-other=tsan
-[ "$found_san" = tsan ] && other=none
-sed "s/^sanitizer .*/sanitizer $other/" "$tmp/work/found.schedule" >"$tmp/work/other.schedule"
-: >"$tmp/bazel.log"
-run other.schedule
-grep -q "^build $(config_of "$other")--ui_event_filters.*//sched:sched_examples" "$tmp/bazel.log" ||
-  fail "sanitizer $other: not built as $(config_of "$other"): $(cat "$tmp/bazel.log")"
+# The config follows the file's sanitizer line; `bazel info` asks for the
+# same config's bazel-bin.
+for san in tsan asan none; do
+  sed "s/^sanitizer .*/sanitizer $san/" "$tmp/work/found.schedule" >"$tmp/work/$san.schedule"
+  run "$san.schedule"
+  case "$san" in tsan|asan) w="--config=$san " ;; *) w="" ;; esac
+  grep -qxF "build ${w}--ui_event_filters=-info,-stdout --noshow_progress //sched:sched_examples" \
+    "$tmp/bazel.log" || fail "sanitizer $san: built with: $(head -n 1 "$tmp/bazel.log")"
+  grep -qxF "info ${w}bazel-bin" "$tmp/bazel.log" || fail "sanitizer $san: bazel info: $(cat "$tmp/bazel.log")"
+done
+# Another --config (the kernel text a schedule was found on) is kept; the
+# file's sanitizer line still decides tsan/asan.
+run --config=upstream --config=asan tsan.schedule
+grep -qxF "build --config=upstream --config=tsan --ui_event_filters=-info,-stdout --noshow_progress //sched:sched_examples" \
+  "$tmp/bazel.log" || fail "--config=upstream: built with: $(head -n 1 "$tmp/bazel.log")"
+
+sed '/^target /d' "$tmp/work/found.schedule" >"$tmp/work/notarget.schedule"
+run notarget.schedule
+[ "$rc" = 2 ] || fail "no target line: exit $rc, expected 2"
+[ ! -f "$tmp/bazel.log" ] || fail "no target line: bazel was run"
+sed 's/^sanitizer .*/sanitizer msan/' "$tmp/work/found.schedule" >"$tmp/work/msan.schedule"
+run msan.schedule
+[ "$rc" = 2 ] || fail "sanitizer msan: exit $rc, expected 2"
+grep -qF "'sanitizer' must be tsan, asan or none, not 'msan'" <<<"$out" || fail "msan: $out"
+run FAKE_BUILD_FAILS=1 found.schedule
+[ "$rc" = 3 ] || fail "a failed build: exit $rc, expected 3"
+grep -qF "ERROR: sched/BUILD: a broken build" <<<"$out" || fail "no build log: $out"
+grep -qF "reproduce.sh: building //sched:sched_examples failed" <<<"$out" || fail "no reason: $out"
 
 run --minimize found.schedule
 [ "$rc" = 1 ] || fail "--minimize: exit $rc, expected 1: $out"
