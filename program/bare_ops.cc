@@ -27,9 +27,10 @@ int PickLast(Rng* rng) {
 
 }  // namespace
 
-void BareReserve(Participant* p, ContextState* ctx, int last) {
+void BareReserve(Participant* p, ContextState* ctx, int last, bool state_check) {
   p->doing.store("bare reserve (exp_lock -> kern_reserve_flow)", std::memory_order_relaxed);
   OpCheck check(p, ctx, "bare reserve");
+  check.set_state_check(state_check);
   const int ret = caller_reserve_flow(ctx->rcd, last, &check);
   p->Count(ret >= 0 ? kBareReserved : kBareEagainFull);
 }

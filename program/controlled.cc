@@ -17,6 +17,7 @@
 #include "program/failure.h"
 #include "program/judge.h"
 #include "program/leader.h"
+#include "program/op_check.h"
 #include "program/op_list.h"
 #include "program/ops.h"
 #include "program/oracle_follow.h"
@@ -238,10 +239,19 @@ std::function<void()> MakeSetup(const StressConfig& c, std::shared_ptr<const Lis
     run->yield = std::make_unique<YieldPolicy>(c.seed, 0.0);
     BuildModel(run.get());
     // All but sched_free_flows flows of each context held as bare flows.
+    // The squeeze is the same in every execution of a run (the same calls on
+    // a fresh model, on the controller, before any logical thread runs): the
+    // first execution checks the whole context after each reservation, the
+    // later ones judge each reservation's result and check the whole context
+    // once, after the last (those checks were a fifth of a dfs execution of
+    // program_space_reduction_test).
+    const bool each_step = execution == 0;
     for (auto& ctx : run->contexts) {
       for (int k = 0; k < RXE_NUM_TID_FLOWS - c.sched_free_flows; ++k) {
-        BareReserve(run->participants[k % c.threads].get(), ctx.get(), RXE_NUM_TID_FLOWS);
+        BareReserve(run->participants[k % c.threads].get(), ctx.get(), RXE_NUM_TID_FLOWS,
+                    each_step);
       }
+      if (!each_step) CheckContextLocked(run->participants[0].get(), ctx.get(), "setup's squeeze");
     }
     // One context: the oracle follows it (oracle_follow.h); the op threads,
     // rcv-irq and the workers are its logical threads.

@@ -154,7 +154,7 @@ void OpCheck::BareReserve(const CallerEvent& e) {
     ctx_->bare_owner[ret] = p_->index;
     p_->bare.emplace_back(ctx_, ret);
   }
-  CheckContext(p_, *ctx_, where_);
+  if (state_check_) CheckContext(p_, *ctx_, where_);
 }
 
 void OpCheck::BareRelease(const CallerEvent& e) {

@@ -42,6 +42,10 @@ class OpCheck : public CallerObserver {
   // in the release's critical section, for the caller to wake once the lock
   // is dropped, as hfi1_kern_clear_hw_flow does. nullptr otherwise.
   rvt_qp* head_to_wake() const { return head_to_wake_; }
+  // A bare reserve's result is judged either way; with `false` the whole
+  // context (CheckContext) is not checked after it (the caller checks it
+  // later, while still its only user: controlled.cc's setup).
+  void set_state_check(bool on) { state_check_ = on; }
   // After a setup: whether the request layer still wanted a flow when the
   // call was made. The send engine clears wants_flow when it obtains the
   // flow for a waiting QP, so for a retried setup `false` means the flow had
@@ -69,6 +73,7 @@ class OpCheck : public CallerObserver {
   const char* const where_;
   const char expected_queue_;
   rvt_qp* head_to_wake_ = nullptr;
+  bool state_check_ = true;
   bool wanted_flow_before_ = false;
   bool lost_flow_ = false;
   QpState derived_state_ = QpState::kIdle;

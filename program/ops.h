@@ -44,8 +44,10 @@ void BareOp(Run* run, Participant* p, int limit);
 // Releases p->bare[i] (see BareOp).
 void BareRelease(Participant* p, size_t i);
 
-// A bare reservation on `ctx` preferring flow `last` (see BareOp).
-void BareReserve(Participant* p, ContextState* ctx, int last);
+// A bare reservation on `ctx` preferring flow `last` (see BareOp); with
+// `state_check` false, its result is judged but not the whole context
+// (OpCheck::set_state_check).
+void BareReserve(Participant* p, ContextState* ctx, int last, bool state_check = true);
 
 // A RESYNC for run->all_qps[j] (hfi1_rc_rcv_tid_rdma_resync): for the
 // generation the peer would send next if `next`, else the current one.
