@@ -60,7 +60,7 @@ struct KmallocResult {
 // not the kernel code's: TSan does not check it as a write (it checked each
 // byte of every QP's flow arrays in every controlled execution: 6% of a
 // `--minimize` run). The kernel code's own accesses to the block are checked
-// as before, ordered after its last owner's by the slab's mutex.
+// as before.
 inline KmallocResult kmalloc_node(size_t size, gfp_t, int) {
   void* p = flowcheck::SlabTake(size);
   if (p != nullptr) {
