@@ -114,6 +114,23 @@ TEST_F(OrderTest, AnInversionAcrossThreadsNamesBothThreads) {
   EXPECT_THAT(r[0].message, HasSubstr("\"sender\""));
 }
 
+// A thread's outermost frames are the C library's thread start, which a
+// stripped libc (Debian's) has no symbol for: such a frame names its object
+// and offset, as the sanitizers print it, not "(unknown)".
+TEST_F(OrderTest, AFrameWithoutASymbolNamesItsObjectAndOffset) {
+  hfi1_ctxtdata rcd;
+  rvt_qp qp1, qp2;
+  SendEngineTakesSThenExp(&qp1, &rcd);
+  std::thread buggy([&] { BuggyTakesExpThenS(&qp2, &rcd); });
+  buggy.join();
+  std::vector<Report> r = ReportsOf(Rule::kOrderInversion);
+  ASSERT_EQ(r.size(), 1u) << AllReports();
+  EXPECT_THAT(r[0].stack, ::testing::ContainsRegex(
+                              "#[0-9]+ 0x[0-9a-f]+ \\(libc\\.so\\.6\\+0x[0-9a-f]+\\)\n"))
+      << r[0].stack;
+  EXPECT_THAT(r[0].stack, ::testing::Not(HasSubstr("(unknown)"))) << r[0].stack;
+}
+
 TEST_F(OrderTest, AThreeClassCycleIsReportedWithTheWholeExistingPath) {
   hfi1_ctxtdata rcd;
   rvt_qp qp;

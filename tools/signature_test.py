@@ -127,6 +127,14 @@ CASES = [
     ("lockcheck: an order inversion", LOCKCHECK, dict(t=2, addr="7fff8a195eb0", lam=0),
      dict(t=9, addr="7ffd00000010", lam=1),
      "lockcheck lock-order-inversion @ (anonymous namespace)::buggy_wakeup_under_exp_lock"),
+    ("lockcheck: a frame known only by its object and offset (a stripped library's) is not "
+     "where",
+     "======== lockcheck: lock-order-inversion on &qp->s_lock ========\n"
+     "stack of thread {t} \"tid-wakeup\":\n"
+     "    #0 0x7f (libc.so.6+0x{off})\n"
+     "    #1 0x55 flowcheck::CompareQps()\n",
+     dict(t=2, off="4a1f5"), dict(t=3, off="4b2e0"),
+     "lockcheck lock-order-inversion @ flowcheck::CompareQps"),
     ("LeakSanitizer",
      "==1==ERROR: LeakSanitizer: detected memory leaks\n\nDirect leak of {n} byte(s) in "
      "{k} object(s) allocated from:\n    #0 0x4f in operator new(unsigned long) "

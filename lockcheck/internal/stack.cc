@@ -7,6 +7,7 @@
 
 #include <cxxabi.h>
 #include <elf.h>
+#include <errno.h>  // program_invocation_short_name
 #include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
@@ -135,14 +136,30 @@ std::string WithoutParameters(std::string name) {
 }
 
 // Symbolizes `pc` (a return address, so pc - 1 is inside the call) into
-// `out`; false if unknown. The runtime's demangler allocates: never let
-// TSan see it as synchronization between our threads.
-bool SymbolizeInto(const void* pc, std::string* out) {
+// `out`; false if unknown. A frame in a loaded object without a symbol for
+// it (a static function of a stripped system library: libc's start_thread,
+// libstdc++'s thread trampoline) is still false, with `*where` set to
+// "(libc.so.6+0x271f5)", the object and the return address's offset in it,
+// as the sanitizers print such a frame (addr2line with the library's debug
+// symbols names it). The runtime's demangler allocates: never let TSan see
+// it as synchronization between our threads.
+bool SymbolizeInto(const void* pc, std::string* out, std::string* where = nullptr) {
   TsanIgnoreScope ignore;
   Object o;
   o.pc = reinterpret_cast<uintptr_t>(pc) - 1;
   std::string mangled;
-  if (dl_iterate_phdr(FindObject, &o) == 0 || !SymbolIn(o.file, o.pc - o.bias, &mangled)) {
+  if (dl_iterate_phdr(FindObject, &o) == 0) return false;
+  if (!SymbolIn(o.file, o.pc - o.bias, &mangled)) {
+    if (where != nullptr) {
+      // The main program is mapped as /proc/self/exe: shown by its name.
+      const char* slash = std::strrchr(o.file, '/');
+      const char* name = std::strcmp(o.file, "/proc/self/exe") == 0 ? program_invocation_short_name
+                         : slash != nullptr                          ? slash + 1
+                                                                     : o.file;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "+0x%zx)", static_cast<size_t>(o.pc + 1 - o.bias));
+      *where = std::string("(") + name + buf;
+    }
     return false;
   }
   int status = 0;
@@ -181,14 +198,14 @@ std::string FormatStack(const StackTrace& stack, const char* indent) {
   bool skipping = true;
   int n = 0;
   for (int i = 0; i < stack.depth; ++i) {
-    std::string sym;
-    const bool known = SymbolizeInto(stack.pcs[i], &sym);
+    std::string sym, where = "(unknown)";
+    const bool known = SymbolizeInto(stack.pcs[i], &sym, &where);
     if (skipping && known && sym.compare(0, 11, "lockcheck::") == 0) continue;
     skipping = false;
     char pc[32];
     std::snprintf(pc, sizeof pc, "%p", stack.pcs[i]);
     out += std::string(indent) + "#" + std::to_string(n++) + " " + pc + " " +
-           (known ? sym : "(unknown)") + "\n";
+           (known ? sym : where) + "\n";
   }
   if (out.empty()) out = std::string(indent) + "(no stack)\n";
   return out;

@@ -19,7 +19,9 @@ struct StackTrace {
 // The calling thread's stack, raw. Never inlined, so the frames are stable.
 StackTrace CaptureStack();
 
-// One line per frame, `indent` first: "#3 0x55d0c2a1b2c3 kern_reserve_flow()".
+// One line per frame, `indent` first: "#3 0x55d0c2a1b2c3 kern_reserve_flow()";
+// a frame with no symbol: "#7 0x7f6d2ec871f5 (libc.so.6+0x891f5)" (its
+// object and offset), "(unknown)" outside every loaded object.
 // Leading frames inside lockcheck itself (functions in namespace lockcheck)
 // are dropped, so frame #0 is the caller of the lockcheck operation.
 std::string FormatStack(const StackTrace& stack, const char* indent);

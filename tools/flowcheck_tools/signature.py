@@ -59,10 +59,12 @@ _PROJECT_DIRS = sorted(d for d in os.listdir(ROOT) if os.path.isdir(os.path.join
                        and not d.startswith((".", "bazel-")) and d not in ("third_party", "out"))
 _PROJECT_PATH = re.compile(r"^(?:/proc/self/cwd/|%s/)?(?:%s)/" % (
     re.escape(ROOT), "|".join(re.escape(d) for d in _PROJECT_DIRS)))
+# A runtime's function, or a frame lockcheck knows only by its object and
+# offset ("(libc.so.6+0x891f5)": a stripped library's), is never "where".
 _RUNTIME_FUNC = re.compile(
     r"^(?:__sanitizer|__asan|__tsan|__ubsan|__lsan|__interceptor|__libc|__GI_|"
     r"fuzzer::|std::|__cxx|_start|abort$|raise$|malloc$|calloc$|realloc$|free$|"
-    r"operator new|operator delete|__pthread|pthread_)")
+    r"operator new|operator delete|__pthread|pthread_|\([^()]*\+0x[0-9a-fA-F]+\)$)")
 
 
 def _strip_args(func):
