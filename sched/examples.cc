@@ -302,18 +302,27 @@ __attribute__((noinline)) void FlowMaskCanarySetBitLocked(Ctx* rcd, int bit) {
   spin_unlock(&rcd->exp_lock);
 }
 
+// race_after=N: the run's first N executions take exp_lock even with
+// locked=0, so that the race first happens on logical threads that reuse an
+// earlier execution's fibers or OS threads (switcher.h).
 const bool kCanary = RegisterScenario(
     {"flow_mask_canary",
-     "two threads set a bit of flow_mask; locked=0 without exp_lock (a race TSan must report)",
-     {{"locked", "0"}},
+     "two threads set a bit of flow_mask; locked=0 without exp_lock (a race TSan must report) "
+     "after the first race_after executions",
+     {{"locked", "0"}, {"race_after", "0"}},
      [](const ScenarioParams& p, std::string* error) -> std::function<void()> {
-       int locked;
-       if (!IntParam(p, "locked", 0, 1, &locked, error)) return nullptr;
-       return [locked] {
+       int locked, race_after;
+       if (!IntParam(p, "locked", 0, 1, &locked, error) ||
+           !IntParam(p, "race_after", 0, 1000, &race_after, error)) {
+         return nullptr;
+       }
+       auto executions = std::make_shared<int>(0);
+       return [locked, race_after, executions] {
+         const bool lock = locked || (*executions)++ < race_after;
          auto rcd = std::make_shared<Ctx>();
          spin_lock_init(&rcd->exp_lock);
          for (int i = 0; i < 2; ++i) {
-           Spawn("setter-" + std::to_string(i), [rcd, i, locked] {
+           Spawn("setter-" + std::to_string(i), [rcd, i, locked = lock] {
              Point("before the update");
              if (locked) {
                FlowMaskCanarySetBitLocked(rcd.get(), i);

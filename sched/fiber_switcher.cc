@@ -56,6 +56,11 @@ struct FiberContext : Context {
   ContextEntry entry = nullptr;
   void* arg = nullptr;
   void* tsan_fiber = nullptr;
+  // Reuse (Create, Destroy): a context is ready for a new entry when it
+  // never started (it begins in FiberMain) or is parked in Finish (it goes
+  // on there, and FiberMain's loop runs the new entry).
+  bool started = false;
+  bool parked = false;
   // ASan's view of this context's stack; learned for the controller the
   // first time it is left.
   const void* asan_bottom = nullptr;
@@ -72,13 +77,35 @@ class FiberSwitcher : public Switcher {
 #endif
   }
 
-  // The stacks go back to the process's pool for the next run.
-  ~FiberSwitcher() override { GiveBackStacks(stack_size_, &free_stacks_); }
+  // The run's spare contexts end here (a parked fiber has no ignore on,
+  // which TSan checks of a fiber it destroys); the stacks go back to the
+  // process's pool for the next run.
+  ~FiberSwitcher() override {
+    for (FiberContext* c : spare_) Free(c);
+    GiveBackStacks(stack_size_, &free_stacks_);
+  }
 
   Context* controller() override { return &controller_; }
 
   Context* Create(ContextEntry entry, void* arg, const char* name) override {
     IgnoreScope ignore;
+    // A context of an earlier execution of this run, with its stack and its
+    // TSan fiber: creating and destroying a TSan fiber (its thread state,
+    // shadow stack and creation stack) was a sixth of a controlled
+    // execution under TSan (docs/sched.md, "Backends"). Reuse adds no
+    // happens-before edge: the start token (runtime.cc) is the only edge into
+    // a thread's start, as for a new fiber.
+    if (!spare_.empty()) {
+      FiberContext* c = spare_.back();
+      spare_.pop_back();
+      c->entry = entry;
+      c->arg = arg;
+      c->parked = false;
+#if defined(FLOWCHECK_UNDER_TSAN)
+      __tsan_set_fiber_name(c->tsan_fiber, name);
+#endif
+      return c;
+    }
     auto* c = new FiberContext;
     c->entry = entry;
     c->arg = arg;
@@ -136,15 +163,21 @@ class FiberSwitcher : public Switcher {
 #endif
   }
 
+  // Parks `from` until Create reuses it: then this returns, the entry
+  // (runtime.cc's ThreadMain) returns, and FiberMain runs the new entry.
   void Finish(Context* from_base, Context* to_base) override {
     auto* from = static_cast<FiberContext*>(from_base);
     auto* to = static_cast<FiberContext*>(to_base);
-    {
-      // Ended before the switch: TSan checks that a fiber it destroys has
-      // no ignore left on.
-      IgnoreScope ignore;
 #if defined(FLOWCHECK_UNDER_ASAN)
-      __sanitizer_start_switch_fiber(nullptr, to->asan_bottom, to->asan_size);
+    void* fake_stack = nullptr;
+#endif
+    {
+      // Ended before the switch: the run may end with this fiber parked,
+      // and TSan checks that a fiber it destroys has no ignore left on.
+      IgnoreScope ignore;
+      from->parked = true;
+#if defined(FLOWCHECK_UNDER_ASAN)
+      __sanitizer_start_switch_fiber(&fake_stack, to->asan_bottom, to->asan_size);
 #endif
       leaving_ = from;
       SwapEhGlobals(&from->eh, to->eh);
@@ -152,36 +185,59 @@ class FiberSwitcher : public Switcher {
 #if defined(FLOWCHECK_UNDER_TSAN)
     __tsan_switch_to_fiber(to->tsan_fiber, __tsan_switch_to_fiber_no_sync);
 #endif
-    swapcontext(&from->uc, &to->uc);
-    Die("a finished fiber was resumed");
+    if (swapcontext(&from->uc, &to->uc) != 0) Die("swapcontext");
+    IgnoreScope ignore;
+#if defined(FLOWCHECK_UNDER_ASAN)
+    __sanitizer_finish_switch_fiber(fake_stack, &leaving_->asan_bottom, &leaving_->asan_size);
+#endif
   }
 
+  // A context ready for a new entry is kept for the run's next Create;
+  // one that started and did not finish (not expected: the runtime resumes
+  // every such thread to end it) is freed.
   void Destroy(Context* base) override {
     IgnoreScope ignore;
     auto* c = static_cast<FiberContext*>(base);
-#if defined(FLOWCHECK_UNDER_TSAN)
-    __tsan_destroy_fiber(c->tsan_fiber);
-#endif
-    free_stacks_.push_back(c->stack);
-    delete c;
+    if (c->parked || !c->started) {
+      spare_.push_back(c);
+    } else {
+      Free(c);
+    }
   }
 
  private:
   static void FiberMain(unsigned hi, unsigned lo, unsigned /*unused*/) {
     auto* c = reinterpret_cast<FiberContext*>((static_cast<uintptr_t>(hi) << 32) | lo);
-    ContextEntry entry;
-    void* arg;
     {
       IgnoreScope ignore;
+      c->started = true;
 #if defined(FLOWCHECK_UNDER_ASAN)
       FiberContext* left = current_switcher_->leaving_;
       __sanitizer_finish_switch_fiber(nullptr, &left->asan_bottom, &left->asan_size);
 #endif
-      entry = c->entry;
-      arg = c->arg;
     }
-    entry(arg);
-    Die("a fiber's entry returned without Finish");
+    for (;;) {
+      ContextEntry entry;
+      void* arg;
+      {
+        IgnoreScope ignore;
+        entry = c->entry;
+        arg = c->arg;
+        c->entry = nullptr;  // Create sets the next one before c resumes
+      }
+      entry(arg);  // ends with Finish, which returns once Create reuses c
+      IgnoreScope ignore;
+      if (c->entry == nullptr) Die("a fiber's entry returned without Finish");
+    }
+  }
+
+  // Ends a context: its TSan fiber, and its stack back to the run's spares.
+  void Free(FiberContext* c) {
+#if defined(FLOWCHECK_UNDER_TSAN)
+    __tsan_destroy_fiber(c->tsan_fiber);
+#endif
+    free_stacks_.push_back(c->stack);
+    delete c;
   }
 
   [[noreturn]] static void Die(const char* what) {
@@ -226,6 +282,7 @@ class FiberSwitcher : public Switcher {
   FiberContext controller_;
   FiberContext* leaving_ = nullptr;  // the context being left, for ASan
   std::vector<char*> free_stacks_;
+  std::vector<FiberContext*> spare_;  // ready for a new entry (Destroy)
   // The switcher of the fiber being started (FiberMain is static). One run
   // at a time per process (sched::Run's contract).
   static FiberSwitcher* current_switcher_;

@@ -52,12 +52,14 @@ class Switcher {
   // switches back to `from`.
   virtual void Switch(Context* from, Context* to) = 0;
 
-  // `from` (the caller) is done: resumes `to`. With fibers it never returns;
-  // with the baton it returns, and the caller's entry must return without
-  // touching anything shared.
+  // `from` (the caller) is done: resumes `to`. It returns when `from` may
+  // run a new entry (fibers: when Create reuses it; the baton: at once), and
+  // the caller's entry must then return without touching anything shared.
   virtual void Finish(Context* from, Context* to) = 0;
 
-  // Frees a context that finished or never started.
+  // Ends a context that finished or never started. Both backends keep its
+  // stack and sanitizer thread for the run's next Create (a fiber, or a
+  // pooled OS thread), which adds no happens-before edge.
   virtual void Destroy(Context* c) = 0;
 };
 

@@ -11,6 +11,10 @@
 #            elsewhere every run passes.
 #   locked=1 (exp_lock, a lockcheck spinlock): 10 executions in one process
 #            (nothing may be reported, so no report can hide another).
+#   locked=0 race_after=3: 5 executions in one process, the first 3 under
+#            exp_lock: the race first happens on logical threads that reuse
+#            earlier executions' fibers or OS threads (switcher.h); under
+#            TSan it must be reported all the same.
 set -uo pipefail
 mode="$1" bin="$2"
 fail=0
@@ -26,7 +30,7 @@ if [ -n "${TEST_TOTAL_SHARDS:-}" ]; then
   unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX
 fi
 for backend in "${backends[@]}"; do
-  reported=0 silent=0
+  reported=0 silent=0 reused=""
   for seed in 1 2 3 4 5 6 7 8 9 10; do
     "$bin" --scenario=flow_mask_canary --param=locked=0 --backend="$backend" --seed="$seed" \
       --executions=1 --schedule_out="${TEST_TMPDIR:-/tmp}/" >"$out" 2>&1
@@ -55,8 +59,23 @@ for backend in "${backends[@]}"; do
     head -40 "$out"
     fail=1
   fi
+  "$bin" --scenario=flow_mask_canary --param=locked=0 --param=race_after=3 --backend="$backend" \
+    --seed=1 --executions=5 --schedule_out="${TEST_TMPDIR:-/tmp}/" >"$out" 2>&1
+  rc=$?
   if [ "$mode" = tsan ]; then
-    echo "$backend: unlocked update reported by TSan in $reported of 10 runs; under exp_lock silent in $silent of 10 executions"
+    if [ "$rc" -ne 0 ] && grep -q "WARNING: ThreadSanitizer: data race" "$out" \
+       && grep -q "FlowMaskCanarySetBitUnlocked" "$out"; then
+      reused="reported"
+    else
+      echo "FAIL: $backend race_after=3: TSan did not report the race on reused contexts (exit $rc):"
+      head -40 "$out"
+      fail=1
+    fi
+  elif [ "$rc" -ne 0 ] || ! grep -q "^flowcheck: random: 5 executions (seed 1), none failed" "$out"; then
+    echo "FAIL: $backend race_after=3 without TSan: exit $rc:"; head -40 "$out"; fail=1
+  fi
+  if [ "$mode" = tsan ]; then
+    echo "$backend: unlocked update reported by TSan in $reported of 10 runs; under exp_lock silent in $silent of 10 executions; on reused contexts (race_after=3) ${reused:-not reported}"
   else
     echo "$backend: ($mode build, no TSan) both variants pass; under exp_lock silent in $silent of 10 executions"
   fi
