@@ -100,7 +100,6 @@ class FiberSwitcher : public Switcher {
       spare_.pop_back();
       c->entry = entry;
       c->arg = arg;
-      c->parked = false;
 #if defined(FLOWCHECK_UNDER_TSAN)
       __tsan_set_fiber_name(c->tsan_fiber, name);
 #endif
@@ -186,7 +185,10 @@ class FiberSwitcher : public Switcher {
     __tsan_switch_to_fiber(to->tsan_fiber, __tsan_switch_to_fiber_no_sync);
 #endif
     if (swapcontext(&from->uc, &to->uc) != 0) Die("swapcontext");
+    // Resumed with a new entry. (Until here a reused context stays parked:
+    // one an execution ends before it ran goes back to the spares.)
     IgnoreScope ignore;
+    from->parked = false;
 #if defined(FLOWCHECK_UNDER_ASAN)
     __sanitizer_finish_switch_fiber(fake_stack, &leaving_->asan_bottom, &leaving_->asan_size);
 #endif
