@@ -29,15 +29,23 @@ if [ -n "${TEST_TOTAL_SHARDS:-}" ]; then
   # Not passed on: sched::Run would split each run's executions over shards.
   unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX
 fi
+# canary ARGS...: one sched_examples run of the scenario into $out; sets rc.
+canary() {
+  "$bin" --scenario=flow_mask_canary --backend="$backend" --schedule_out="${TEST_TMPDIR:-/tmp}/" \
+    "$@" >"$out" 2>&1
+  rc=$?
+}
+# Whether the last run stopped on TSan's report of the unlocked update.
+race_reported() {
+  [ "$rc" -ne 0 ] && grep -q "WARNING: ThreadSanitizer: data race" "$out" &&
+    grep -q "FlowMaskCanarySetBitUnlocked" "$out"
+}
 for backend in "${backends[@]}"; do
   reported=0 silent=0 reused=""
   for seed in 1 2 3 4 5 6 7 8 9 10; do
-    "$bin" --scenario=flow_mask_canary --param=locked=0 --backend="$backend" --seed="$seed" \
-      --executions=1 --schedule_out="${TEST_TMPDIR:-/tmp}/" >"$out" 2>&1
-    rc=$?
+    canary --param=locked=0 --seed="$seed" --executions=1
     if [ "$mode" = tsan ]; then
-      if [ "$rc" -ne 0 ] && grep -q "WARNING: ThreadSanitizer: data race" "$out" \
-         && grep -q "FlowMaskCanarySetBitUnlocked" "$out"; then
+      if race_reported; then
         reported=$((reported + 1))
       else
         echo "FAIL: $backend seed $seed locked=0: TSan did not report the race (exit $rc):"
@@ -48,9 +56,7 @@ for backend in "${backends[@]}"; do
       echo "FAIL: $backend seed $seed locked=0 without TSan: exit $rc:"; head -40 "$out"; fail=1
     fi
   done
-  "$bin" --scenario=flow_mask_canary --param=locked=1 --backend="$backend" --seed=1 \
-    --executions=10 --schedule_out="${TEST_TMPDIR:-/tmp}/" >"$out" 2>&1
-  rc=$?
+  canary --param=locked=1 --seed=1 --executions=10
   if [ "$rc" -eq 0 ] && ! grep -q "ThreadSanitizer" "$out" &&
      grep -q "^flowcheck: random: 10 executions (seed 1), none failed" "$out"; then
     silent=10
@@ -59,12 +65,9 @@ for backend in "${backends[@]}"; do
     head -40 "$out"
     fail=1
   fi
-  "$bin" --scenario=flow_mask_canary --param=locked=0 --param=race_after=3 --backend="$backend" \
-    --seed=1 --executions=5 --schedule_out="${TEST_TMPDIR:-/tmp}/" >"$out" 2>&1
-  rc=$?
+  canary --param=locked=0 --param=race_after=3 --seed=1 --executions=5
   if [ "$mode" = tsan ]; then
-    if [ "$rc" -ne 0 ] && grep -q "WARNING: ThreadSanitizer: data race" "$out" \
-       && grep -q "FlowMaskCanarySetBitUnlocked" "$out"; then
+    if race_reported; then
       reused="reported"
     else
       echo "FAIL: $backend race_after=3: TSan did not report the race on reused contexts (exit $rc):"
