@@ -2,14 +2,9 @@
 // become (see seeds.h).
 #include "fuzz/seeds.h"
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
-#include <set>
 #include <utility>
 
 #include "common/strings.h"
@@ -175,13 +170,6 @@ std::vector<Seed> PureSeeds() {
   };
 }
 
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
-}
-
 }  // namespace
 
 std::vector<Seed> Seeds() {
@@ -211,32 +199,12 @@ std::vector<GeneratedFile> GeneratedFiles() {
   return files;
 }
 
-std::vector<std::string> Differences(const std::string& root) {
-  std::vector<std::string> out;
-  std::set<std::string> written;
-  for (const GeneratedFile& g : GeneratedFiles()) {
-    written.insert(g.path);
-    std::string have;
-    if (!ReadFile(root + "/" + g.path, &have)) {
-      out.push_back(flowcheck::StrFormat("%s is missing", g.path.c_str()));
-    } else if (have != g.contents) {
-      out.push_back(flowcheck::StrFormat("%s differs from what its seed or op list encodes to",
-                                         g.path.c_str()));
-    }
-  }
+std::vector<std::string> SeedDirs() {
+  std::vector<std::string> dirs;
   for (Format f : {Format::kReserve, Format::kFlow, Format::kPure, Format::kSched}) {
-    const std::string dir = flowcheck::StrFormat("fuzz/corpus/%s", TargetName(f));
-    DIR* d = opendir((root + "/" + dir).c_str());
-    if (d == nullptr) continue;  // reported above as missing files
-    while (struct dirent* e = readdir(d)) {
-      const std::string path = dir + "/" + e->d_name;
-      if (std::string(e->d_name).rfind("seed-", 0) == 0 && !written.count(path)) {
-        out.push_back(flowcheck::StrFormat("%s is no seed of fuzz/seeds.cc", path.c_str()));
-      }
-    }
-    closedir(d);
+    dirs.push_back(flowcheck::StrFormat("fuzz/corpus/%s", TargetName(f)));
   }
-  return out;
+  return dirs;
 }
 
 }  // namespace fuzz

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/generated_files.h"
 #include "fuzz/input_format.h"
 
 namespace flowcheck {
@@ -36,19 +37,13 @@ std::string DictionaryText(Format f);
 std::vector<Seed> SchedSeeds();
 std::string SchedDictionaryText();
 
-// A file //fuzz:make_seeds writes, relative to the repository's root.
-struct GeneratedFile {
-  std::string path;
-  std::string contents;
-};
-// Every seed file and dictionary. Aborts with the message if a seed does not
-// encode (a seed written wrong: //fuzz:make_seeds_test shows it first).
+// Every seed file and dictionary (paths relative to the repository's root).
+// Aborts with the message if a seed does not encode (a seed written wrong:
+// //fuzz:make_seeds_test shows it first).
 std::vector<GeneratedFile> GeneratedFiles();
 
-// What differs between GeneratedFiles() and the files under `root` (a
-// repository checkout or a runfiles tree), one sentence each: a file missing
-// or with other bytes, and a fuzz/corpus/<target>/seed-* file no seed writes.
-std::vector<std::string> Differences(const std::string& root);
+// Where the seed files are: fuzz/corpus/<target> of each format.
+std::vector<std::string> SeedDirs();
 
 }  // namespace fuzz
 }  // namespace flowcheck
