@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/strings.h"
 #include "fuzz/sched_program.h"
 #include "fuzz/seeds.h"
 
@@ -77,13 +78,13 @@ int main(int argc, char** argv) {
       marker = a.substr(9);
     } else if (a == "--strict") {
       strict = true;
-    } else if (a.rfind("--candidates=", 0) == 0) {
-      candidates = std::atoi(a.c_str() + 13);
+    } else if (a.rfind("--candidates=", 0) == 0 && SimpleAtoi(a.substr(13), &candidates) &&
+               candidates > 0) {
     } else if (a.rfind("--try=", 0) == 0) {
       try_file = a.substr(6);
     } else {
-      std::fprintf(stderr, "sched_seed_search: unknown argument %s (--seed=NAME "
-                           "--marker=MARKER [--strict])\n", a.c_str());
+      std::fprintf(stderr, "sched_seed_search: bad argument %s (--seed=NAME --marker=MARKER "
+                           "[--strict] [--candidates=N] [--try=FILE])\n", a.c_str());
       return 2;
     }
   }

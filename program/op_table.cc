@@ -1,9 +1,6 @@
 // program/op_table.cc: see op_table.h.
 #include "program/op_table.h"
 
-#include <cerrno>
-#include <cstdlib>
-
 #include "common/strings.h"
 #include "core/tid_rdma.h"
 
@@ -11,14 +8,9 @@ namespace flowcheck {
 namespace program {
 namespace {
 
+// An op's argument: a number small enough that no list means more.
 bool ParseInt(const std::string& s, int* out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long v = std::strtol(s.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || v < -1000000 || v > 1000000) return false;
-  *out = static_cast<int>(v);
-  return true;
+  return flowcheck::SimpleAtoi(s, out) && *out >= -1000000 && *out <= 1000000;
 }
 
 }  // namespace

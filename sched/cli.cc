@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/atomic_file.h"
+#include "common/strings.h"
 #include "sched/minimize.h"
 #include "sched/run.h"
 #include "sched/schedule_file.h"
@@ -29,13 +30,10 @@ std::vector<std::pair<std::string, std::string>>& Prefixes() {
   return *prefixes;
 }
 
-bool ParseInt(const std::string& s, long long min, long long* out) {
-  errno = 0;
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || errno != 0 || *end != '\0' || v < min) return false;
-  *out = v;
-  return true;
+// The whole of `s` as a number of T's range, at least `min`.
+template <typename T>
+bool ParseAtLeast(const std::string& s, T min, T* out) {
+  return flowcheck::SimpleAtoi(s, out) && *out >= min;
 }
 
 int Usage(const std::string& why) {
@@ -104,7 +102,6 @@ int Main(int argc, char** argv, const char* target) {
     const size_t eq = arg.find('=');
     const std::string flag = arg.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-    long long n = 0;
     if (arg == "--list") {
       for (const ScenarioSpec* s : AllScenarios()) {
         std::string params;
@@ -126,17 +123,12 @@ int Main(int argc, char** argv, const char* target) {
           o.strategy == StrategyKind::kGuided || o.strategy == StrategyKind::kBytes) {
         return Usage("unknown strategy '" + value + "' (random, pct or dfs; --replay=FILE replays)");
       }
-    } else if (flag == "--seed" && ParseInt(value, 0, &n)) {
-      o.seed = static_cast<uint64_t>(n);
-    } else if (flag == "--depth" && ParseInt(value, 1, &n)) {
-      o.pct_depth = static_cast<int>(n);
-    } else if (flag == "--max_preemptions" && ParseInt(value, -1, &n)) {
-      o.max_preemptions = static_cast<int>(n);
-    } else if (flag == "--executions" && ParseInt(value, 0, &n)) {
-      o.max_executions = static_cast<uint64_t>(n);
+    } else if (flag == "--seed" && flowcheck::SimpleAtoi(value, &o.seed)) {
+    } else if (flag == "--depth" && ParseAtLeast(value, 1, &o.pct_depth)) {
+    } else if (flag == "--max_preemptions" && ParseAtLeast(value, -1, &o.max_preemptions)) {
+    } else if (flag == "--executions" && flowcheck::SimpleAtoi(value, &o.max_executions)) {
       executions_given = true;
-    } else if (flag == "--max_steps" && ParseInt(value, 1, &n)) {
-      o.max_steps = static_cast<uint64_t>(n);
+    } else if (flag == "--max_steps" && ParseAtLeast<uint64_t>(value, 1, &o.max_steps)) {
     } else if (flag == "--lockcheck_reports" && Parse(value, &o.lockcheck_reports)) {
     } else if (flag == "--backend") {
       if (!Parse(value, &o.backend)) return Usage("unknown backend '" + value + "' (fiber or baton)");

@@ -51,6 +51,12 @@ check "an unknown strategy is a usage error" 2 $? "$tmp/strategy" "unknown strat
 check "an internal strategy is not a flag value" 2 $? "$tmp/bytes" "unknown strategy 'bytes'"
 "$bin" --scenario=bitmap_alloc --backend=threads >"$tmp/backend" 2>&1
 check "an unknown backend is a usage error" 2 $? "$tmp/backend" "unknown backend 'threads' \(fiber or baton\)"
+for bad in --seed=abc --depth=0 --depth=99999999999 --max_preemptions=-2 --executions=-1 \
+  --max_steps=0 --param=threads=x; do
+  "$bin" --scenario=bitmap_alloc "$bad" >"$tmp/number" 2>&1
+  check "$bad is a usage error (not read as another number)" 2 $? "$tmp/number" \
+    "bad argument '$bad'|parameter threads=x is not a number in 1\.\.8"
+done
 
 "$bin" --scenario=bitmap_alloc --strategy=dfs --schedule_out=/nonexistent-flowcheck/x.schedule \
   >"$tmp/unwritable" 2>&1

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "common/strings.h"
 #include "lockcheck/irq.h"
 #include "lockcheck/lockdep.h"
 #include "lockcheck/spinlock.h"
@@ -20,14 +21,11 @@ namespace {
 bool IntParam(const ScenarioParams& p, const char* key, int min, int max, int* out,
               std::string* error) {
   const std::string& v = p.at(key);
-  char* end = nullptr;
-  long n = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < min || n > max) {
+  if (!flowcheck::SimpleAtoi(v, out) || *out < min || *out > max) {
     *error = std::string("parameter ") + key + "=" + v + " is not a number in " +
              std::to_string(min) + ".." + std::to_string(max);
     return false;
   }
-  *out = static_cast<int>(n);
   return true;
 }
 
