@@ -119,6 +119,26 @@ std::string_view StripAsciiWhitespace(std::string_view text) {
   return text.substr(first, text.find_last_not_of(space) - first + 1);
 }
 
+std::string JsonQuote(std::string_view text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (u < 0x20) {
+      StrAppendFormat(&out, "\\u%04x", u);
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
 bool SimpleAtoi(std::string_view text, int* out) { return Signed(text, out); }
 bool SimpleAtoi(std::string_view text, int64_t* out) { return Signed(text, out); }
 bool SimpleAtoi(std::string_view text, uint32_t* out) { return Unsigned(text, out); }

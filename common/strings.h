@@ -83,6 +83,10 @@ bool ConsumeSuffix(std::string_view* text, std::string_view suffix);
 // `text` without leading and trailing ASCII white space.
 std::string_view StripAsciiWhitespace(std::string_view text);
 
+// `text` as a JSON string literal, quotes included: quotes, backslashes and
+// control characters escaped; bytes >= 0x80 pass through (UTF-8 stays UTF-8).
+std::string JsonQuote(std::string_view text);
+
 // The whole of `text` (surrounding white space allowed) as a number of *out's
 // type, in range; false otherwise, *out unspecified.
 bool SimpleAtoi(std::string_view text, int* out);

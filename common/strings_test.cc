@@ -53,6 +53,14 @@ TEST(Strings, PrefixesSuffixesAndWhitespace) {
   EXPECT_EQ(StripAsciiWhitespace("  "), "");
 }
 
+TEST(Strings, JsonQuoteEscapesQuotesBackslashesAndControlCharacters) {
+  EXPECT_EQ(JsonQuote("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(JsonQuote("line\nnext\ttab"), "\"line\\nnext\\ttab\"");
+  EXPECT_EQ(JsonQuote(std::string("\x01\x1f", 2)), "\"\\u0001\\u001f\"");
+  EXPECT_EQ(JsonQuote("caf\xc3\xa9"), "\"caf\xc3\xa9\"");  // UTF-8 passes through
+  EXPECT_EQ(JsonQuote(""), "\"\"");
+}
+
 TEST(Strings, NumbersMustFillTheTextAndFitTheType) {
   int i = 0;
   EXPECT_TRUE(SimpleAtoi(" -42 ", &i));

@@ -26,7 +26,7 @@ class JsonObject {
     return *this;
   }
   JsonObject& Str(const std::string& key, const std::string& value) {
-    return Raw(key, flowcheck::StrCat("\"", JsonEscape(value), "\""));
+    return Raw(key, flowcheck::JsonQuote(value));
   }
   JsonObject& Uint(const std::string& key, uint64_t value) {
     return Raw(key, flowcheck::StrCat(value));
@@ -53,8 +53,8 @@ class JsonObject {
   std::string Render(const char* sep, const char* open, const char* close) const {
     std::string s = open;
     for (size_t i = 0; i < members_.size(); ++i) {
-      flowcheck::StrAppend(&s, i ? sep : "", "\"", JsonEscape(members_[i].first),
-                           "\": ", members_[i].second);
+      flowcheck::StrAppend(&s, i ? sep : "", flowcheck::JsonQuote(members_[i].first), ": ",
+                           members_[i].second);
     }
     return s + close;
   }
@@ -108,26 +108,6 @@ std::string SignalName(int signal) {
   return flowcheck::StrCat("signal ", signal);
 }
 
-std::string JsonEscape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    const unsigned char u = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else if (ch == '\t') {
-      out += "\\t";
-    } else if (u < 0x20) {
-      flowcheck::StrAppendFormat(&out, "\\u%04x", u);
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
 std::string JsonNumber(double v) {
   if (!std::isfinite(v)) return "null";
   if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
@@ -161,7 +141,7 @@ std::string ResultJson(const StressResult& r, int interrupted_by) {
   o.Raw("counters", counters.Inline());
   std::string ids = "[";
   for (const auto& d : r.divergences) {
-    flowcheck::StrAppend(&ids, ids.size() > 1 ? ", " : "", "\"", JsonEscape(d.first), "\"");
+    flowcheck::StrAppend(&ids, ids.size() > 1 ? ", " : "", flowcheck::JsonQuote(d.first));
   }
   o.Raw("upstream_divergences", ids + "]");
   return o.Document();

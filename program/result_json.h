@@ -56,10 +56,6 @@ std::string InterruptedJson(int signal, const std::string& detail, const StressC
 // "SIGINT", "SIGTERM", else "signal <n>".
 std::string SignalName(int signal);
 
-// The body of a JSON string for `s` (quotes, backslashes and control
-// characters escaped; bytes >= 0x80 passed through as UTF-8).
-std::string JsonEscape(const std::string& s);
-
 // `v` as a JSON number (the shortest form that reads back as `v`), "null"
 // if not finite.
 std::string JsonNumber(double v);

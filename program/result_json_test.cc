@@ -40,13 +40,6 @@ TEST(JsonNumberTest, FiniteNumbersReadBackNonFiniteAreNull) {
   EXPECT_EQ(JsonNumber(-std::numeric_limits<double>::infinity()), "null");
 }
 
-TEST(JsonEscapeTest, EscapesQuotesBackslashesAndControlCharacters) {
-  EXPECT_EQ(JsonEscape("a\"b\\c"), "a\\\"b\\\\c");
-  EXPECT_EQ(JsonEscape("line\nnext\ttab"), "line\\nnext\\ttab");
-  EXPECT_EQ(JsonEscape(std::string("\x01\x1f", 2)), "\\u0001\\u001f");
-  EXPECT_EQ(JsonEscape("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 passes through
-}
-
 TEST(ResultJsonTest, APassStartsWithTheContractAndCarriesTheFigures) {
   const std::string json = ResultJson(SomeResult());
   EXPECT_THAT(json, StartsWith("{\n  \"result\": \"pass\",\n  \"seed\": 42,\n  \"rerun\": \""

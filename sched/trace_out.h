@@ -70,9 +70,6 @@ struct Trace {
 std::string TraceJson(const Trace& trace, const std::string& scenario,
                       const std::map<std::string, std::string>& params, uint64_t trace_hash);
 
-// A JSON string literal of `s` (quotes included).
-std::string JsonString(const std::string& s);
-
 }  // namespace sched
 
 #endif  // FLOWCHECK_SCHED_TRACE_OUT_H_

@@ -132,7 +132,6 @@ TEST_P(TraceTest, NoTraceNoProbeCalls) {
 }
 
 TEST(TraceJson, StringsAreEscapedAndNonObjectsQuoted) {
-  EXPECT_EQ(sched::JsonString("a\"b\\c\nd\x01"), "\"a\\\"b\\\\c\\nd\\u0001\"");
   sched::Trace t;
   t.threads.push_back({"x", -1});
   t.has_initial_state = true;
