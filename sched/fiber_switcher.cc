@@ -233,7 +233,8 @@ class FiberSwitcher : public Switcher {
     }
   }
 
-  // Ends a context: its TSan fiber, and its stack back to the run's spares.
+  // Ends a context: its TSan fiber, and its stack back to free_stacks_ (the
+  // next Create that finds no spare context takes it).
   void Free(FiberContext* c) {
 #if defined(FLOWCHECK_UNDER_TSAN)
     __tsan_destroy_fiber(c->tsan_fiber);
