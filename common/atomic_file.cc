@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace flowcheck {
 namespace {
@@ -95,6 +97,19 @@ std::string CheckArtifactPath(const std::string& path) {
   }
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return head + "it is a directory";
   return "";
+}
+
+bool ReadWholeFile(const std::string& path, std::string* out) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  std::string bytes;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+  const bool ok = std::ferror(f) == 0;  // a directory opens, and fails here (EISDIR)
+  std::fclose(f);
+  if (ok) *out = std::move(bytes);
+  return ok;
 }
 
 std::string ResolveUserPath(const std::string& path) {

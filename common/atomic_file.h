@@ -1,5 +1,5 @@
 // common/atomic_file.h: write an artifact so that no reader, interrupt or
-// kill ever sees it half written.
+// kill ever sees it half written; read a file whole.
 //
 //   std::string error = flowcheck::WriteFileAtomically(path, json);
 //   if (!error.empty()) { fprintf(stderr, "%s\n", error.c_str()); return 1; }
@@ -51,6 +51,10 @@ class AtomicFileWriter {
 // writable and `path` is not a directory, else one line naming the path and
 // the reason (errno text where there is one).
 std::string CheckArtifactPath(const std::string& path);
+
+// Reads the whole file at `path` (bytes as they are) into *out; false if it
+// cannot be opened or read (a directory too), *out then unchanged.
+bool ReadWholeFile(const std::string& path, std::string* out);
 
 // Where a path the user typed refers to. Relative paths are taken from the
 // directory the user ran the command in: `bazel run` starts the binary in its

@@ -121,6 +121,19 @@ TEST(CheckArtifactPath, NamesWhyAPathCannotBeWritten) {
   EXPECT_EQ(Entries(dir), std::vector<std::string>{"plain"});  // checks only, writes nothing
 }
 
+TEST(ReadWholeFile, ReadsEveryByteAndFailsOnWhatIsNoReadableFile) {
+  const std::string dir = ScratchDir();
+  const std::string bytes("seed\0\r\n\xff", 8);
+  ASSERT_EQ(WriteFileAtomically(dir + "/seed-x", bytes), "");
+  std::string got = "old";
+  ASSERT_TRUE(ReadWholeFile(dir + "/seed-x", &got));
+  EXPECT_EQ(got, bytes);
+  got = "old";
+  EXPECT_FALSE(ReadWholeFile(dir + "/missing", &got));
+  EXPECT_FALSE(ReadWholeFile(dir, &got));
+  EXPECT_EQ(got, "old");
+}
+
 TEST(ResolveUserPath, RelativePathsFollowBuildWorkingDirectory) {
   EXPECT_EQ(ResolveUserPath("/abs/x.json"), "/abs/x.json");
   setenv("BUILD_WORKING_DIRECTORY", "/home/user/project", 1);

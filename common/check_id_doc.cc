@@ -1,9 +1,7 @@
 // common/check_id_doc.cc: see check_id_doc.h.
 #include "common/check_id_doc.h"
 
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <vector>
 
 #include "common/strings.h"
@@ -67,15 +65,6 @@ std::vector<std::string> CompareIdTables(const std::vector<IdRow>& rows,
     }
   }
   return out;
-}
-
-bool ReadTextFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *out = s.str();
-  return !in.bad();
 }
 
 }  // namespace flowcheck

@@ -5,7 +5,7 @@
 //   std::vector<IdRow> rows;
 //   AppendIdRows(kInvariantIds, &rows);
 //   std::string doc;
-//   ASSERT_TRUE(ReadTextFile("docs/core.md", &doc));   // a data dependency
+//   ASSERT_TRUE(ReadWholeFile("docs/core.md", &doc));  // common/atomic_file.h; a data dependency
 //   EXPECT_THAT(CompareIdTables(rows, doc), IsEmpty());
 //
 // A doc's id table is a markdown table whose header row starts with
@@ -44,10 +44,6 @@ std::vector<IdRow> IdTableRows(std::string_view markdown);
 // an id the doc lacks, an id only the doc has, a meaning that differs, an id
 // listed twice. Empty when they agree.
 std::vector<std::string> CompareIdTables(const std::vector<IdRow>& rows, std::string_view markdown);
-
-// Reads `path` (relative to the test's working directory, the runfiles
-// root) into *out; false if it cannot be read.
-bool ReadTextFile(const std::string& path, std::string* out);
 
 }  // namespace flowcheck
 

@@ -8,21 +8,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <set>
 
 #include "common/atomic_file.h"
 
 namespace flowcheck {
 namespace {
-
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
-}
 
 // mkdir -p of the directory `path` is in.
 bool MakeParents(const std::string& path, std::string* error) {
@@ -52,7 +43,7 @@ std::vector<std::string> GeneratedDifferences(const std::string& root,
   for (const GeneratedFile& g : files) {
     written.insert(g.path);
     std::string have;
-    if (!ReadFile(root + "/" + g.path, &have)) {
+    if (!ReadWholeFile(root + "/" + g.path, &have)) {
       out.push_back(g.path + " is missing");
     } else if (have != g.contents) {
       out.push_back(g.path + " differs from what its generator writes");
@@ -104,7 +95,7 @@ int MakeSeedsMain(int argc, char** argv, const char* label, const std::vector<Ge
   for (const GeneratedFile& g : files) {
     const std::string path = root + "/" + g.path;
     std::string have;
-    if (ReadFile(path, &have) && have == g.contents) {
+    if (ReadWholeFile(path, &have) && have == g.contents) {
       ++unchanged;
       continue;
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/callers.h"
+#include "common/atomic_file.h"
 #include "common/check_id_doc.h"
 #include "core/invariants.h"
 #include "core/test_model.h"
@@ -288,7 +289,7 @@ TEST(StressIdsDoc, StressMdListsEveryStressIdWithItsMeaning) {
   std::vector<IdRow> rows;
   AppendIdRows(kStressCheckIds, &rows);
   std::string doc;
-  ASSERT_TRUE(ReadTextFile("docs/stress.md", &doc));
+  ASSERT_TRUE(ReadWholeFile("docs/stress.md", &doc));
   EXPECT_THAT(CompareIdTables(rows, doc), IsEmpty());
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/check_id.h"
+#include "common/atomic_file.h"
 #include "common/check_id_doc.h"
 #include "common/strings.h"
 #include "core/invariants.h"
@@ -26,7 +27,7 @@ TEST(CheckIdsDoc, CoreMdListsEveryCoreIdWithItsMeaning) {
   AppendIdRows(kInvariantIds, &rows);
   AppendIdRows(reference::kPropertyIds, &rows);
   std::string doc;
-  ASSERT_TRUE(ReadTextFile("docs/core.md", &doc));
+  ASSERT_TRUE(ReadWholeFile("docs/core.md", &doc));
   EXPECT_THAT(CompareIdTables(rows, doc), IsEmpty());
 }
 
@@ -55,7 +56,7 @@ std::set<std::string> CheckedRuleIds(const std::string& doc) {
 
 TEST(CheckIdsDoc, KernelInvariantsMdChecksExactlyCoreInvariantIds) {
   std::string doc;
-  ASSERT_TRUE(ReadTextFile("docs/kernel-invariants.md", &doc));
+  ASSERT_TRUE(ReadWholeFile("docs/kernel-invariants.md", &doc));
   // CheckInvariants' rule families (F, W); ARG (argument checks) is no
   // kernel rule, and the L rules are lockcheck's (lock_contract_test).
   std::set<std::string> core;

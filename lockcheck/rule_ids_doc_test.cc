@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "common/atomic_file.h"
 #include "common/check_id_doc.h"
 #include "gmock/gmock-matchers.h"
 #include "gmock/gmock-more-matchers.h"
@@ -18,7 +19,7 @@ TEST(RuleIdsDoc, LockcheckMdListsEveryRuleWithItsMeaning) {
   std::vector<flowcheck::IdRow> rows;
   flowcheck::AppendIdRows(kRuleIds, &rows);
   std::string doc;
-  ASSERT_TRUE(flowcheck::ReadTextFile("docs/lockcheck.md", &doc));
+  ASSERT_TRUE(flowcheck::ReadWholeFile("docs/lockcheck.md", &doc));
   EXPECT_THAT(flowcheck::CompareIdTables(rows, doc), IsEmpty());
 }
 
